@@ -1,0 +1,15 @@
+// Purpose: the owner's memories most similar to an embedding (exact cosine over the owner's
+//          memories), best first with ties broken by id, each with its source turns oldest first.
+// Parameters: $owner, $embedding (list of floats), $limit.
+// Returns: memory (properties), similarity (cosine in [-1, 1]), turns (list of turn properties).
+MATCH (m:Memory {owner: $owner})
+WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
+ORDER BY score DESC, m.id ASC
+LIMIT $limit
+CALL (m) {
+  OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
+  WITH t ORDER BY t.created_at, t.id
+  RETURN collect(t {.*}) AS turns
+}
+RETURN m {.*} AS memory, 2 * score - 1 AS similarity, turns
+ORDER BY similarity DESC, memory.id ASC

@@ -1,0 +1,16 @@
+// Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, the memory
+//          vector index and a fulltext index over texts. Idempotent (IF NOT EXISTS).
+// Parameters: $dimensions (embedding size of the configured embedder).
+// Returns: nothing. The only file with several statements: the loader runs them one at a time.
+CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE CONSTRAINT memory_key IF NOT EXISTS FOR (n:Memory) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE CONSTRAINT impression_key IF NOT EXISTS FOR (n:Impression) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE INDEX turn_owner IF NOT EXISTS FOR (n:Turn) ON (n.owner);
+CREATE INDEX memory_owner IF NOT EXISTS FOR (n:Memory) ON (n.owner);
+CREATE INDEX event_owner IF NOT EXISTS FOR (n:Event) ON (n.owner);
+CREATE INDEX impression_owner IF NOT EXISTS FOR (n:Impression) ON (n.owner);
+CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE FULLTEXT INDEX text_fulltext IF NOT EXISTS FOR (n:Turn|Memory|Event) ON EACH [n.text]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

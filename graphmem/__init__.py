@@ -1,0 +1,48 @@
+"""graphmem: long-term memory for conversational agents, kept as a graph (Neo4j or in process)."""
+
+from graphmem.config import Settings
+from graphmem.errors import (
+    ConfigurationError,
+    ConflictError,
+    GraphMemError,
+    InvalidInputError,
+    ModelError,
+    StoreError,
+    StoreUnavailableError,
+)
+from graphmem.memory import GraphMem, Observation, Recall, RecalledMemory
+from graphmem.model import (
+    Attention,
+    Event,
+    Impression,
+    Link,
+    LinkType,
+    Memory,
+    MemoryKind,
+    Tier,
+    Turn,
+)
+
+__all__ = [
+    "Attention",
+    "ConfigurationError",
+    "ConflictError",
+    "Event",
+    "GraphMem",
+    "GraphMemError",
+    "Impression",
+    "InvalidInputError",
+    "Link",
+    "LinkType",
+    "Memory",
+    "MemoryKind",
+    "ModelError",
+    "Observation",
+    "Recall",
+    "RecalledMemory",
+    "Settings",
+    "StoreError",
+    "StoreUnavailableError",
+    "Tier",
+    "Turn",
+]

@@ -1,0 +1,76 @@
+"""The `graphmem` command line: `graphmem demo` plays a short conversation and recalls from it."""
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TextIO
+
+from graphmem.config import Settings
+from graphmem.errors import GraphMemError
+from graphmem.memory import GraphMem
+
+DEMO_OWNER = "demo-user"
+DEMO_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+DEMO_DAYS: list[list[str]] = [
+    [
+        "I'm allergic to milk: even a little makes my throat swell.",
+        "My throat is sore and I've felt tired all afternoon.",
+        "We're planning a trip to Disneyland with the kids next month!",
+        "我最近在学做川菜，麻婆豆腐已经做得不错了。",
+    ],
+    [
+        "I started having a fever.",
+        "Work was busy; the quarterly report is due on Friday.",
+    ],
+    [
+        "There's half a glass of milk on the table.",
+        "周末想带孩子去公园放风筝。",
+    ],
+]
+DEMO_QUERIES = [
+    "I started having a fever",
+    "Is it safe for me to drink this milk?",
+    "What is the family looking forward to?",
+    "做什么菜好呢？",
+]
+
+
+def run_demo(settings: Settings, out: TextIO) -> None:
+    """Observe the demo conversation day by day, then recall a few queries and print why."""
+    started = time.perf_counter()
+    with GraphMem.open(settings) as memory:
+        for day, messages in enumerate(DEMO_DAYS):
+            print(f"day {day + 1}", file=out)
+            for number, text in enumerate(messages):
+                at = DEMO_START + timedelta(days=day, minutes=10 * number)
+                memory.observe(DEMO_OWNER, text, message_id=f"d{day + 1}-m{number + 1}", at=at)
+                print(f"  observed [{at:%Y-%m-%d %H:%M}] {text}", file=out)
+        for query in DEMO_QUERIES:
+            print(f"\nrecall: {query}", file=out)
+            for item in memory.recall(DEMO_OWNER, query, k=3).memories:
+                print(f"  {item.similarity:.3f}  {item.memory.text}", file=out)
+    print(
+        f"\ndone in {time.perf_counter() - started:.1f} s on the {settings.store} store", file=out
+    )
+    if settings.store == "networkx" and settings.path is None:
+        print("(kept in memory only; pass --path FILE to keep it)", file=out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run it; returns the process exit code."""
+    parser = argparse.ArgumentParser(prog="graphmem", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="play a short conversation and recall from it")
+    demo.add_argument("--store", choices=["networkx", "neo4j"], help="where to keep the graph")
+    demo.add_argument("--path", type=Path, help="file of the networkx store (default: memory)")
+    arguments = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env(store=arguments.store, path=arguments.path)
+        run_demo(settings, sys.stdout)
+    except GraphMemError as error:
+        print(f"graphmem: {error}", file=sys.stderr)
+        return 1
+    return 0

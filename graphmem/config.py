@@ -1,0 +1,64 @@
+"""Settings: which store and embedder to use and how to reach them, from GRAPHMEM_* variables."""
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from graphmem.errors import ConfigurationError
+
+ENV_PREFIX = "GRAPHMEM_"
+
+
+class Settings(BaseModel):
+    """Everything graphmem can be configured with; each field is also GRAPHMEM_<NAME>."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    store: Literal["networkx", "neo4j"] = Field(
+        "networkx", description="networkx (embedded, in process) or neo4j (a server over Bolt)"
+    )
+    path: Path | None = Field(
+        None, description="file of the networkx store; unset keeps the memory in process only"
+    )
+    neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt address of Neo4j")
+    neo4j_user: str = Field("neo4j", description="Neo4j user")
+    neo4j_password: SecretStr | None = Field(None, description="Neo4j password (required)")
+    neo4j_database: str = Field("neo4j", description="Neo4j database name")
+    embedder: Literal["e5", "openai"] = Field(
+        "e5", description="e5 (offline multilingual-e5-small) or openai (an embeddings endpoint)"
+    )
+    embedding_cache: Path | None = Field(
+        None, description="SQLite file caching embeddings across runs; unset caches in memory"
+    )
+    openai_base_url: str = Field(
+        "https://api.openai.com/v1", description="any OpenAI-compatible endpoint"
+    )
+    openai_api_key: SecretStr | None = Field(None, description="API key of that endpoint")
+    openai_embedding_model: str = Field("text-embedding-3-small", description="embedding model")
+    openai_embedding_dimensions: int = Field(1536, gt=0, description="its vector size")
+    openai_timeout_seconds: float = Field(30.0, gt=0, description="timeout of one HTTP call")
+    openai_max_retries: int = Field(
+        4, ge=0, description="retries on 429/5xx/connection errors, with backoff"
+    )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+        """Settings from GRAPHMEM_* variables, with keyword overrides taking precedence."""
+        environ = os.environ if environ is None else environ
+        values: dict[str, Any] = {
+            name: environ[ENV_PREFIX + name.upper()]
+            for name in cls.model_fields
+            if environ.get(ENV_PREFIX + name.upper())
+        }
+        values.update({name: value for name, value in overrides.items() if value is not None})
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{ENV_PREFIX}{'.'.join(map(str, item['loc'])).upper()}: {item['msg']}"
+                for item in error.errors()
+            )
+            raise ConfigurationError(f"invalid settings: {problems}") from None

@@ -1,0 +1,38 @@
+"""The errors graphmem raises; every one of them is a GraphMemError.
+
+GraphMemError                 root: catch this to catch everything graphmem raises
+├── InvalidInputError         bad input from the caller; nothing was stored or changed
+├── ConflictError             the input contradicts what is stored (a known message id, new text)
+├── ConfigurationError        settings that cannot work (missing password, wrong dimensions)
+├── StoreError                the store refused an operation or holds unreadable data
+│   └── StoreUnavailableError the store could not be reached
+└── ModelError                an embedding or language-model endpoint failed
+"""
+
+
+class GraphMemError(Exception):
+    """Root of every error graphmem raises."""
+
+
+class InvalidInputError(GraphMemError, ValueError):
+    """The caller's input is invalid; the message names the problem."""
+
+
+class ConflictError(GraphMemError):
+    """The input contradicts what is already stored."""
+
+
+class ConfigurationError(GraphMemError):
+    """The settings cannot work as given."""
+
+
+class StoreError(GraphMemError):
+    """The store refused an operation or holds data it cannot read."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store could not be reached."""
+
+
+class ModelError(GraphMemError):
+    """An embedding or language-model endpoint failed after its retries."""

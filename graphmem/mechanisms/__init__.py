@@ -1,0 +1,1 @@
+"""Pure functions over the model; time is always passed in as `now`."""

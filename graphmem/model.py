@@ -1,0 +1,188 @@
+"""Pure data of graphmem's graph: the nodes, edges and attention that both stores keep."""
+
+import re
+from datetime import UTC, datetime
+from enum import IntEnum, StrEnum
+from typing import Annotated, Self
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+
+MAX_TEXT_CHARS = 100_000
+"""The longest text one node may hold; longer input is rejected, not cut."""
+
+MAX_ID_CHARS = 256
+OWNER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
+"""An owner (tenant) is 1-128 characters: letters, digits and _ . : @ -, starting alphanumeric."""
+
+
+def _check_unicode(value: str, what: str) -> None:
+    """Reject strings that cannot be stored as UTF-8 (lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ValueError(
+            f"{what} contains invalid Unicode (a lone surrogate at index {error.start})"
+        ) from None
+
+
+def check_text(text: str) -> str:
+    """Return text unchanged if it is storable, else raise ValueError naming the problem."""
+    if not text.strip():
+        raise ValueError("text is empty or only whitespace")
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS}")
+    _check_unicode(text, "text")
+    return text
+
+
+def check_owner(owner: str) -> str:
+    """Return owner unchanged if it has the owner format, else raise ValueError."""
+    if not OWNER_PATTERN.fullmatch(owner):
+        raise ValueError(
+            f"owner {owner[:40]!r} is not 1-128 characters of letters, digits and _ . : @ -"
+            " starting with a letter or digit"
+        )
+    return owner
+
+
+def check_identifier(identifier: str) -> str:
+    """Return an id unchanged if it is 1-256 characters of valid Unicode, else raise ValueError."""
+    if not identifier.strip() or len(identifier) > MAX_ID_CHARS:
+        raise ValueError(f"id must be 1-{MAX_ID_CHARS} characters and not only whitespace")
+    _check_unicode(identifier, "id")
+    return identifier
+
+
+def _in_utc(moment: datetime) -> datetime:
+    """Normalise an aware datetime to UTC so both stores give back equal values."""
+    return moment.astimezone(UTC)
+
+
+Owner = Annotated[str, AfterValidator(check_owner)]
+Text = Annotated[str, AfterValidator(check_text)]
+Identifier = Annotated[str, AfterValidator(check_identifier)]
+Moment = Annotated[AwareDatetime, AfterValidator(_in_utc)]
+Score = Annotated[float, Field(ge=0.0, le=10.0)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+Embedding = list[Annotated[float, Field(allow_inf_nan=False)]]
+
+
+class Tier(IntEnum):
+    """Storage tier by current attention: 0 is searched by every recall, 3 only by deep ones."""
+
+    HOT = 0
+    WARM = 1
+    COOL = 2
+    DEEP = 3
+
+
+class MemoryKind(StrEnum):
+    """What a Memory states."""
+
+    OBSERVATION = "observation"
+    FACT = "fact"
+    KNOWLEDGE = "knowledge"
+    SUMMARY = "summary"
+    CONJECTURE = "conjecture"
+
+
+class LinkType(StrEnum):
+    """The relationship types of the graph, spelled as Neo4j shows them."""
+
+    FROM = "FROM"
+    PART_OF = "PART_OF"
+    RELATED = "RELATED"
+    CAUSES = "CAUSES"
+    SUPPORTS = "SUPPORTS"
+    CONTRADICTS = "CONTRADICTS"
+    INFERRED_FROM = "INFERRED_FROM"
+    MERGED_INTO = "MERGED_INTO"
+    NEXT = "NEXT"
+
+
+class Attention(BaseModel):
+    """Attention as stored: a long-term and a short-term part, each with the time it was set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    long_term: float = Field(ge=0.0)
+    long_term_at: Moment
+    short_term: float = Field(ge=0.0)
+    short_term_at: Moment
+
+
+class Node(BaseModel):
+    """What every node has: an id, the owner it belongs to, its text and when it was made."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Identifier
+    owner: Owner
+    text: Text
+    created_at: Moment
+
+
+class Turn(Node):
+    """A raw perceived item (a message, a tool result); immutable, the source of truth."""
+
+    speaker: str = "user"
+    session: str | None = None
+
+
+class Memory(Node):
+    """A statement the agent keeps, with its importance, attention, tier, belief and embedding."""
+
+    kind: MemoryKind
+    importance: Score
+    attention: Attention
+    tier: Tier
+    belief: Probability | None = None
+    embedding: Embedding
+    accessed_at: Moment
+
+
+class Event(Node):
+    """A major event of the owner's life; its text is the storyline summary."""
+
+    category: str
+    title: str
+    first_at: Moment
+    last_at: Moment
+    timeliness_days: float = Field(gt=0.0)
+    importance: Score
+    attention: Attention
+    tier: Tier
+    embedding: Embedding
+
+
+class Impression(Node):
+    """An inferred, possibly weak statement whose belief fades with its half-life."""
+
+    belief: Probability
+    belief_at: Moment
+    half_life_days: float = Field(gt=0.0)
+    embedding: Embedding
+
+
+class Link(BaseModel):
+    """A directed edge; RELATED carries a weight and CAUSES a sufficiency, the others nothing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    type: LinkType
+    source: Identifier
+    target: Identifier
+    weight: Probability | None = None
+    sufficiency: Probability | None = None
+
+    @model_validator(mode="after")
+    def _properties_fit_type(self) -> Self:
+        """Require exactly the properties the edge type carries."""
+        wants_weight = self.type is LinkType.RELATED
+        wants_sufficiency = self.type is LinkType.CAUSES
+        if wants_weight != (self.weight is not None):
+            raise ValueError(f"{self.type} edges {'need' if wants_weight else 'take no'} weight")
+        if wants_sufficiency != (self.sufficiency is not None):
+            need = "need" if wants_sufficiency else "take no"
+            raise ValueError(f"{self.type} edges {need} sufficiency")
+        return self

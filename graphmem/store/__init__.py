@@ -1,0 +1,1 @@
+"""Stores keep the graph; each speaks the domain verbs of `graphmem.store.base.Store`."""

@@ -1,0 +1,51 @@
+"""The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it."""
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from graphmem.model import Embedding, Memory, Turn
+
+
+class SimilarMemory(BaseModel):
+    """A memory found by similarity to a query, with the turns it came from (oldest first)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    similarity: float
+    turns: list[Turn]
+
+
+class GraphCounts(BaseModel):
+    """How many nodes per label and edges per type one owner has."""
+
+    model_config = ConfigDict(frozen=True)
+
+    nodes: dict[str, int]
+    links: dict[str, int]
+
+
+class Store(Protocol):
+    """Where an owner's graph lives; every verb is scoped to one owner."""
+
+    def prepare(self, dimensions: int) -> None:
+        """Create what the store needs for embeddings of this size; safe to call again."""
+
+    def save_turn(self, turn: Turn) -> Turn:
+        """Store a turn unless its owner already has one with its id; return the stored turn."""
+
+    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
+        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+
+    def find_similar_memories(
+        self, owner: str, embedding: Embedding, limit: int
+    ) -> list[SimilarMemory]:
+        """The owner's memories most similar to an embedding, best first (ties by id)."""
+
+    def count_graph(self, owner: str) -> GraphCounts:
+        """Count the owner's nodes per label and edges per type."""
+
+    def close(self) -> None:
+        """Release connections and files; the store is not used afterwards."""

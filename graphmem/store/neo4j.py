@@ -1,0 +1,197 @@
+"""The Neo4j store: maps the model to flat node properties and runs the statements in cypher/."""
+
+import functools
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, LiteralString, cast
+
+import neo4j
+import neo4j.exceptions
+from pydantic import SecretStr
+
+from graphmem.errors import ConfigurationError, InvalidInputError, StoreError, StoreUnavailableError
+from graphmem.model import Attention, Embedding, Memory, Turn
+from graphmem.store.base import GraphCounts, SimilarMemory
+
+ATTENTION_PROPERTIES = {
+    "long_term": "attention_long_term",
+    "long_term_at": "attention_long_term_at",
+    "short_term": "attention_short_term",
+    "short_term_at": "attention_short_term_at",
+}
+"""Attention is flattened into these node properties so Browser shows each part by name."""
+
+
+def cypher_directory() -> Traversable:
+    """Where the .cypher files are: inside the installed wheel, else at the checkout's top level."""
+    packaged = resources.files("graphmem") / "cypher"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "cypher"
+
+
+@functools.cache
+def load_statements(name: str) -> tuple[LiteralString, ...]:
+    """The statements of cypher/<name>.cypher, without the header comment, split at semicolons."""
+    text = (cypher_directory() / f"{name}.cypher").read_text(encoding="utf-8")
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
+    statements = [part.strip() for part in re.split(r";\s*$", body, flags=re.MULTILINE)]
+    # The files are part of the package, never built from input: they are literal query text.
+    return tuple(cast(LiteralString, statement) for statement in statements if statement)
+
+
+def load_statement(name: str) -> LiteralString:
+    """The single statement of cypher/<name>.cypher."""
+    statements = load_statements(name)
+    if len(statements) != 1:
+        raise StoreError(f"cypher/{name}.cypher holds {len(statements)} statements, not one")
+    return statements[0]
+
+
+def _native(value: Any) -> Any:
+    """Turn driver temporal values into Python ones; leave the rest alone."""
+    return value.to_native() if hasattr(value, "to_native") else value
+
+
+def _turn_row(turn: Turn) -> dict[str, Any]:
+    """Node properties of a turn."""
+    return turn.model_dump()
+
+
+def _turn_from(properties: Mapping[str, Any]) -> Turn:
+    """A turn from its node properties."""
+    return Turn.model_validate({key: _native(value) for key, value in properties.items()})
+
+
+def _memory_row(memory: Memory) -> dict[str, Any]:
+    """Node properties of a memory: attention flattened, enums as their values."""
+    row = memory.model_dump(exclude={"attention"})
+    row["kind"] = memory.kind.value
+    row["tier"] = int(memory.tier)
+    for part, name in ATTENTION_PROPERTIES.items():
+        row[name] = getattr(memory.attention, part)
+    return row
+
+
+def _memory_from(properties: Mapping[str, Any]) -> Memory:
+    """A memory from its node properties."""
+    data = {key: _native(value) for key, value in properties.items()}
+    data["attention"] = Attention.model_validate(
+        {part: data.pop(name) for part, name in ATTENTION_PROPERTIES.items()}
+    )
+    return Memory.model_validate(data)
+
+
+class Neo4jStore:
+    """The store on a Neo4j server, reached over Bolt; every statement comes from cypher/."""
+
+    def __init__(self, driver: neo4j.Driver, database: str) -> None:
+        self._driver = driver
+        self._database = database
+
+    @classmethod
+    def connect(cls, uri: str, user: str, password: SecretStr, database: str) -> "Neo4jStore":
+        """Connect to the server at `uri` and check that it answers and accepts the credentials."""
+        driver = neo4j.GraphDatabase.driver(uri, auth=(user, password.get_secret_value()))
+        store = cls(driver, database)
+        try:
+            with store._translated_errors():
+                driver.verify_connectivity()
+        except BaseException:
+            driver.close()
+            raise
+        return store
+
+    def prepare(self, dimensions: int) -> None:
+        """Create constraints and indexes if missing; check the vector index size."""
+        for statement in load_statements("schema"):
+            self._run(statement, {"dimensions": dimensions})
+        rows = self._run(load_statement("vector_index_dimensions"), {})
+        if rows and rows[0]["dimensions"] != dimensions:
+            raise ConfigurationError(
+                f"the Neo4j vector index holds {rows[0]['dimensions']}-dimensional embeddings"
+                f" but the embedder makes {dimensions}; use the same embedder or a new database"
+            )
+
+    def save_turn(self, turn: Turn) -> Turn:
+        """Store a turn unless its owner already has one with its id; return the stored turn."""
+        rows = self._run(load_statement("save_turn"), {"owner": turn.owner, "row": _turn_row(turn)})
+        return _turn_from(rows[0]["turn"])
+
+    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
+        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+        for memory in memories:
+            if memory.owner != source.owner:
+                raise InvalidInputError(
+                    f"memory {memory.id} belongs to {memory.owner}, its turn to {source.owner}"
+                )
+        rows = self._run(
+            load_statement("save_memories"),
+            {
+                "owner": source.owner,
+                "turn_id": source.id,
+                "rows": [_memory_row(memory) for memory in memories],
+            },
+        )
+        if not rows:
+            raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+
+    def find_similar_memories(
+        self, owner: str, embedding: Embedding, limit: int
+    ) -> list[SimilarMemory]:
+        """The owner's memories most similar to an embedding, best first (ties by id)."""
+        rows = self._run(
+            load_statement("find_similar_memories"),
+            {"owner": owner, "embedding": embedding, "limit": limit},
+            read=True,
+        )
+        return [
+            SimilarMemory(
+                memory=_memory_from(row["memory"]),
+                similarity=row["similarity"],
+                turns=[_turn_from(turn) for turn in row["turns"]],
+            )
+            for row in rows
+        ]
+
+    def count_graph(self, owner: str) -> GraphCounts:
+        """Count the owner's nodes per label and edges per type."""
+        nodes = self._run(load_statement("count_nodes"), {"owner": owner}, read=True)
+        links = self._run(load_statement("count_links"), {"owner": owner}, read=True)
+        return GraphCounts(
+            nodes={row["label"]: row["count"] for row in nodes},
+            links={row["type"]: row["count"] for row in links},
+        )
+
+    def close(self) -> None:
+        """Close the driver and its connections."""
+        self._driver.close()
+
+    def _run(
+        self, statement: LiteralString, parameters: dict[str, Any], *, read: bool = False
+    ) -> list[dict[str, Any]]:
+        """Run one statement in its own transaction (retried on transient errors); return rows."""
+        routing = neo4j.RoutingControl.READ if read else neo4j.RoutingControl.WRITE
+        with self._translated_errors():
+            records, _summary, _keys = self._driver.execute_query(
+                statement, parameters, database_=self._database, routing_=routing
+            )
+        return [record.data() for record in records]
+
+    @contextmanager
+    def _translated_errors(self) -> Iterator[None]:
+        """Turn driver errors into graphmem's, separating 'unreachable' from 'refused'."""
+        try:
+            yield
+        except neo4j.exceptions.AuthError as error:
+            raise ConfigurationError(f"Neo4j refused the credentials: {error.message}") from None
+        except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired) as error:
+            raise StoreUnavailableError(f"Neo4j could not be reached: {error}") from error
+        except neo4j.exceptions.Neo4jError as error:
+            raise StoreError(f"Neo4j refused a statement: {error.code}: {error.message}") from error
+        except neo4j.exceptions.DriverError as error:
+            raise StoreError(f"the Neo4j driver failed: {error}") from error

@@ -1,0 +1,311 @@
+"""The embedded default store: the graph in process memory (networkx), kept safe in a file.
+
+Durability: every write is appended to a journal file and fsynced before the verb returns; the
+whole graph is written to a snapshot file from time to time and on close, by writing a temporary
+file and renaming it over the old one (atomic on POSIX), after which the journal is emptied. A
+crash at any moment therefore leaves the last snapshot intact and the journal holding everything
+written since; opening the store replays it. One process at a time may open a file (flock).
+"""
+
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+import networkx as nx
+import numpy as np
+
+from graphmem.errors import InvalidInputError, StoreError
+from graphmem.model import Embedding, Event, Impression, Link, LinkType, Memory, Node, Turn
+from graphmem.store.base import GraphCounts, SimilarMemory
+
+FORMAT = "graphmem-networkx"
+VERSION = 1
+LABELS: dict[str, type[Node]] = {
+    "Turn": Turn,
+    "Memory": Memory,
+    "Event": Event,
+    "Impression": Impression,
+}
+NodeKey = tuple[str, str, str]
+"""A node of the graph is keyed by (owner, label, id)."""
+
+
+class NetworkXStore:
+    """The store kept in process memory, optionally persisted to a snapshot file plus a journal."""
+
+    def __init__(self, path: Path | None = None, snapshot_every: int = 1000) -> None:
+        self._path = path
+        self._snapshot_every = snapshot_every
+        self._graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._ids: dict[tuple[str, str], dict[str, None]] = {}
+        self._lock = threading.RLock()
+        self._sequence = 0
+        self._unsnapshotted = 0
+        self._journal: IO[str] | None = None
+        self._lock_file: IO[bytes] | None = None
+
+    @classmethod
+    def open(cls, path: Path | None = None, snapshot_every: int = 1000) -> "NetworkXStore":
+        """Open the store kept at `path` (created if missing), or an in-memory one for None."""
+        store = cls(path, snapshot_every)
+        if path is not None:
+            try:
+                store._load()
+            except BaseException:
+                store.close()
+                raise
+        return store
+
+    # -- the verbs ---------------------------------------------------------------------------
+
+    def prepare(self, dimensions: int) -> None:
+        """Nothing to create in process memory; present for the protocol."""
+
+    def save_turn(self, turn: Turn) -> Turn:
+        """Store a turn unless its owner already has one with its id; return the stored turn."""
+        with self._lock:
+            stored = self._node(turn.owner, "Turn", turn.id)
+            if stored is not None:
+                assert isinstance(stored, Turn)
+                return stored
+            self._write({"op": "save_turn", "turn": turn.model_dump(mode="json")})
+            return turn
+
+    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
+        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+        for memory in memories:
+            if memory.owner != source.owner:
+                raise InvalidInputError(
+                    f"memory {memory.id} belongs to {memory.owner}, its turn to {source.owner}"
+                )
+        with self._lock:
+            if self._node(source.owner, "Turn", source.id) is None:
+                raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+            self._write(
+                {
+                    "op": "save_memories",
+                    "owner": source.owner,
+                    "turn_id": source.id,
+                    "memories": [memory.model_dump(mode="json") for memory in memories],
+                }
+            )
+
+    def find_similar_memories(
+        self, owner: str, embedding: Embedding, limit: int
+    ) -> list[SimilarMemory]:
+        """The owner's memories most similar to an embedding, best first (ties by id)."""
+        with self._lock:
+            memories = [node for node in self._nodes(owner, "Memory") if isinstance(node, Memory)]
+            if not memories:
+                return []
+            matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
+            query = np.array(embedding, dtype=np.float64)
+            norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+            similarities = (matrix @ query) / np.where(norms == 0.0, 1.0, norms)
+            ranked = sorted(
+                zip(similarities.tolist(), memories, strict=True),
+                key=lambda pair: (-pair[0], pair[1].id),
+            )[:limit]
+            return [
+                SimilarMemory(memory=memory, similarity=similarity, turns=self._turns_of(memory))
+                for similarity, memory in ranked
+            ]
+
+    def count_graph(self, owner: str) -> GraphCounts:
+        """Count the owner's nodes per label and edges per type."""
+        with self._lock:
+            nodes = {label: len(self._ids.get((owner, label), {})) for label in LABELS}
+            links: dict[str, int] = {}
+            for source, _target, edge_type in self._graph.edges(keys=True):
+                if source[0] == owner:
+                    links[edge_type] = links.get(edge_type, 0) + 1
+            return GraphCounts(nodes=nodes, links=links)
+
+    def close(self) -> None:
+        """Write a final snapshot and release the file; the store is not used afterwards."""
+        with self._lock:
+            try:
+                if self._journal is not None and self._unsnapshotted:
+                    self._snapshot()
+            finally:
+                if self._journal is not None:
+                    self._journal.close()
+                    self._journal = None
+                if self._lock_file is not None:
+                    self._lock_file.close()
+                    self._lock_file = None
+
+    # -- changes: every write goes through the journal, then into the graph --------------------
+
+    def _write(self, change: dict[str, Any]) -> None:
+        """Journal a change (fsynced when persisted), apply it, and snapshot when due."""
+        self._sequence += 1
+        change["sequence"] = self._sequence
+        if self._journal is not None:
+            self._journal.write(json.dumps(change, ensure_ascii=False) + "\n")
+            self._journal.flush()
+            os.fsync(self._journal.fileno())
+        self._apply(change)
+        self._unsnapshotted += 1
+        if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
+            self._snapshot()
+
+    def _apply(self, change: dict[str, Any]) -> None:
+        """Apply one journalled change to the graph; applying it twice changes nothing more."""
+        if change["op"] == "save_turn":
+            self._add_node(Turn.model_validate(change["turn"]))
+        elif change["op"] == "save_memories":
+            owner, turn_id = change["owner"], change["turn_id"]
+            for data in change["memories"]:
+                memory = Memory.model_validate(data)
+                self._add_node(memory)
+                self._add_link(
+                    owner,
+                    "Memory",
+                    "Turn",
+                    Link(type=LinkType.FROM, source=memory.id, target=turn_id),
+                )
+        else:
+            raise StoreError(f"unknown change {change['op']!r} in the journal")
+
+    def _add_node(self, node: Node) -> None:
+        """Add a node unless one with its key exists (create-once, like MERGE ON CREATE)."""
+        label = type(node).__name__
+        key: NodeKey = (node.owner, label, node.id)
+        if key not in self._graph:
+            self._graph.add_node(key, node=node)
+            self._ids.setdefault((node.owner, label), {})[node.id] = None
+
+    def _add_link(self, owner: str, source_label: str, target_label: str, link: Link) -> None:
+        """Add an edge, at most one per type between two nodes."""
+        source: NodeKey = (owner, source_label, link.source)
+        target: NodeKey = (owner, target_label, link.target)
+        self._graph.add_edge(source, target, key=link.type.value, link=link)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _node(self, owner: str, label: str, node_id: str) -> Node | None:
+        """The node with this key, or None."""
+        data = self._graph.nodes.get((owner, label, node_id))
+        return None if data is None else data["node"]
+
+    def _nodes(self, owner: str, label: str) -> Iterator[Node]:
+        """The owner's nodes of one label."""
+        for node_id in self._ids.get((owner, label), {}):
+            yield self._graph.nodes[(owner, label, node_id)]["node"]
+
+    def _turns_of(self, memory: Memory) -> list[Turn]:
+        """The turns a memory came from, oldest first."""
+        key: NodeKey = (memory.owner, "Memory", memory.id)
+        turns = [
+            self._graph.nodes[target]["node"]
+            for _source, target, edge_type in self._graph.out_edges(key, keys=True)
+            if edge_type == LinkType.FROM.value
+        ]
+        return sorted(turns, key=lambda turn: (turn.created_at, turn.id))
+
+    # -- the files -----------------------------------------------------------------------------
+
+    def _journal_path(self) -> Path:
+        """Where the journal of this store's snapshot lives."""
+        assert self._path is not None
+        return self._path.with_name(self._path.name + ".journal")
+
+    def _load(self) -> None:
+        """Lock the files, read the snapshot, replay the journal and start a fresh one."""
+        assert self._path is not None
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_file = self._path.with_name(self._path.name + ".lock").open("ab")
+        try:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            self._lock_file = None
+            raise StoreError(f"{self._path} is open in another process") from None
+        if self._path.exists():
+            self._read_snapshot(self._path)
+        journal = self._journal_path()
+        self._replay(journal)
+        had_changes = journal.exists() and journal.stat().st_size > 0
+        self._journal = journal.open("a", encoding="utf-8")
+        if had_changes:
+            self._snapshot()
+
+    def _read_snapshot(self, path: Path) -> None:
+        """Load the graph from a snapshot file."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if data.get("format") != FORMAT or data.get("version") != VERSION:
+                raise StoreError(f"{path} is not a graphmem {FORMAT} file of version {VERSION}")
+            for item in data["nodes"]:
+                self._add_node(LABELS[item["label"]].model_validate(item["node"]))
+            for item in data["links"]:
+                self._add_link(
+                    item["owner"],
+                    item["source_label"],
+                    item["target_label"],
+                    Link.model_validate(item["link"]),
+                )
+            self._sequence = data["sequence"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise StoreError(f"{path} is unreadable: {error}") from error
+
+    def _replay(self, journal: Path) -> None:
+        """Apply the journalled changes that are newer than the snapshot."""
+        if not journal.exists():
+            return
+        lines = journal.read_text(encoding="utf-8").split("\n")
+        for number, line in enumerate(lines, start=1):
+            if not line:
+                continue
+            try:
+                change = json.loads(line)
+            except json.JSONDecodeError as error:
+                cut_short_by_a_crash = number == len(lines)  # so it was never acknowledged
+                if cut_short_by_a_crash:
+                    break
+                raise StoreError(f"{journal} line {number} is unreadable: {error}") from error
+            if change["sequence"] > self._sequence:
+                self._apply(change)
+                self._sequence = change["sequence"]
+
+    def _snapshot(self) -> None:
+        """Write the graph to a temporary file, rename it over the snapshot, empty the journal."""
+        assert self._path is not None
+        assert self._journal is not None
+        data = {
+            "format": FORMAT,
+            "version": VERSION,
+            "sequence": self._sequence,
+            "nodes": [
+                {"label": label, "node": attributes["node"].model_dump(mode="json")}
+                for (_owner, label, _id), attributes in self._graph.nodes(data=True)
+            ],
+            "links": [
+                {
+                    "owner": source[0],
+                    "source_label": source[1],
+                    "target_label": target[1],
+                    "link": link.model_dump(mode="json", exclude_none=True),
+                }
+                for source, target, link in self._graph.edges(data="link")
+            ],
+        }
+        temporary = self._path.with_name(self._path.name + ".tmp")
+        with temporary.open("w", encoding="utf-8") as file:
+            json.dump(data, file, ensure_ascii=False)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, self._path)
+        directory = os.open(self._path.parent, os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        self._journal.seek(0)
+        self._journal.truncate()
+        self._unsnapshotted = 0

@@ -1,0 +1,101 @@
+"""The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.errors import ConflictError, InvalidInputError
+from graphmem.memory import GraphMem
+from graphmem.model import MAX_TEXT_CHARS
+from graphmem.store.base import Store
+
+DAY_ONE = datetime(2026, 4, 1, 20, tzinfo=UTC)
+
+
+def test_the_same_message_id_stores_one_turn(memory: GraphMem, store: Store, owner: str) -> None:
+    first = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
+    again = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
+    assert again.turn == first.turn
+    counts = store.count_graph(owner)
+    assert counts.nodes["Turn"] == 1
+    assert counts.nodes["Memory"] == 1
+    assert counts.links == {"FROM": 1}
+
+
+def test_a_known_message_id_with_new_text_is_a_conflict(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
+    with pytest.raises(ConflictError, match=r"'m-1' of owner .* already stored with another text"):
+        memory.observe(owner, "Something else.", message_id="m-1", at=DAY_ONE)
+    [found] = memory.recall(owner, "Something else", k=5).memories
+    assert found.memory.text == "My throat is sore."
+
+
+def test_yesterdays_symptoms_are_recalled_with_their_turns(memory: GraphMem, owner: str) -> None:
+    memory.observe(owner, "My throat is sore and I feel tired.", message_id="d1-1", at=DAY_ONE)
+    memory.observe(owner, "We watched a film about whales.", message_id="d1-2", at=DAY_ONE)
+    memory.observe(owner, "The car needs new tyres.", message_id="d1-3", at=DAY_ONE)
+    day_two = DAY_ONE + timedelta(days=1)
+    memory.observe(owner, "I started having a fever.", message_id="d2-1", at=day_two)
+    recall = memory.recall(owner, "Which symptoms came before the fever?", k=2)
+    assert "My throat is sore and I feel tired." in [item.memory.text for item in recall.memories]
+    for item in recall.memories:
+        [turn] = item.turns
+        assert (turn.owner, turn.text) == (owner, item.memory.text)
+    assert "] My throat is sore and I feel tired." in recall.render()
+
+
+def test_chinese_is_recalled_like_english(memory: GraphMem, owner: str) -> None:
+    memory.observe(owner, "我对牛奶过敏。", message_id="z1", at=DAY_ONE)
+    memory.observe(owner, "明天要去北京出差。", message_id="z2", at=DAY_ONE)
+    memory.observe(owner, "周末想去公园放风筝。", message_id="z3", at=DAY_ONE)
+    [best] = memory.recall(owner, "桌上有半杯牛奶", k=1).memories
+    assert best.memory.text == "我对牛奶过敏。"
+
+
+def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str) -> None:
+    other = owner + "-other"
+    memory.observe(owner, "I'm allergic to milk.", message_id="a1", at=DAY_ONE)
+    memory.observe(other, "I love hiking in the Alps.", message_id="a1", at=DAY_ONE)
+    for query in ["milk allergy", "hiking", "anything at all"]:
+        assert {item.memory.owner for item in memory.recall(other, query, k=10).memories} == {other}
+        assert {item.memory.owner for item in memory.recall(owner, query, k=10).memories} == {owner}
+
+
+@pytest.mark.parametrize(
+    ("owner_text", "text", "problem"),
+    [
+        ("ok", "", "text: text is empty or only whitespace"),
+        ("ok", "   \n", "text: text is empty or only whitespace"),
+        ("ok", "x" * (MAX_TEXT_CHARS + 1), f"the limit is {MAX_TEXT_CHARS}"),
+        ("ok", "broken \udc80 unicode", "invalid Unicode"),
+        ("not an owner!", "hello", "owner: owner 'not an owner!' is not"),
+        ("ok", 42, "text: Input should be a valid string"),
+    ],
+)
+def test_bad_input_is_named_and_changes_nothing(
+    memory: GraphMem, store: Store, owner: str, owner_text: str, text: str, problem: str
+) -> None:
+    memory.observe(owner, "I'm allergic to milk.", message_id="keep", at=DAY_ONE)
+    before = store.count_graph(owner)
+    target = owner if owner_text == "ok" else owner_text
+    with pytest.raises(InvalidInputError, match=problem):
+        memory.observe(target, text, message_id="bad", at=DAY_ONE)
+    assert store.count_graph(owner) == before
+    [kept] = memory.recall(owner, "milk", k=5).memories
+    assert kept.memory.text == "I'm allergic to milk."
+
+
+def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
+    with pytest.raises(InvalidInputError, match="text is empty"):
+        memory.recall(owner, " ")
+    with pytest.raises(InvalidInputError, match="k is 0; it must be between 1 and 100"):
+        memory.recall(owner, "milk", k=0)
+    with pytest.raises(InvalidInputError, match="owner 'a b' is not"):
+        memory.recall("a b", "milk")
+
+
+def test_naive_datetimes_are_refused(memory: GraphMem, owner: str) -> None:
+    with pytest.raises(InvalidInputError, match="created_at: Input should have timezone info"):
+        memory.observe(owner, "hello", at=datetime(2026, 1, 1))

@@ -1,0 +1,75 @@
+"""The model's validation and the attention decay arithmetic."""
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from pydantic import ValidationError
+
+from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
+from graphmem.model import MAX_TEXT_CHARS, Attention, Link, LinkType, Turn
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def turn(**changes: object) -> Turn:
+    values: dict[str, object] = {"id": "m1", "owner": "alice", "text": "hello", "created_at": NOW}
+    values.update(changes)
+    return Turn.model_validate(values)
+
+
+@pytest.mark.parametrize(
+    ("changes", "problem"),
+    [
+        ({"text": ""}, "empty or only whitespace"),
+        ({"text": " \n\t"}, "empty or only whitespace"),
+        ({"text": "x" * (MAX_TEXT_CHARS + 1)}, f"the limit is {MAX_TEXT_CHARS}"),
+        ({"text": "bad \ud800 text"}, "lone surrogate at index 4"),
+        ({"owner": "al ice"}, "is not 1-128 characters"),
+        ({"owner": ""}, "is not 1-128 characters"),
+        ({"owner": "-alice"}, "starting with a letter or digit"),
+        ({"owner": "a" * 129}, "is not 1-128 characters"),
+        ({"id": "  "}, "id must be 1-256 characters"),
+        ({"created_at": datetime(2026, 1, 1)}, "timezone"),
+    ],
+)
+def test_invalid_node_fields_are_named(changes: dict[str, object], problem: str) -> None:
+    with pytest.raises(ValidationError, match=problem):
+        turn(**changes)
+
+
+def test_text_is_kept_verbatim_and_time_in_utc() -> None:
+    text = "MATCH (n) DETACH DELETE n // ' \" \\ 牛奶过敏 \x07"
+    stored = turn(
+        text=text, created_at=datetime(2026, 1, 1, 8, tzinfo=timezone(timedelta(hours=8)))
+    )
+    assert stored.text == text
+    assert stored.created_at == NOW
+    assert stored.created_at.tzinfo is UTC
+
+
+def test_links_carry_exactly_their_properties() -> None:
+    assert Link(type=LinkType.RELATED, source="a", target="b", weight=0.4).weight == 0.4
+    assert Link(type=LinkType.CAUSES, source="a", target="b", sufficiency=0.9).sufficiency == 0.9
+    with pytest.raises(ValidationError, match="RELATED edges need weight"):
+        Link(type=LinkType.RELATED, source="a", target="b")
+    with pytest.raises(ValidationError, match="FROM edges take no weight"):
+        Link(type=LinkType.FROM, source="a", target="b", weight=1.0)
+    with pytest.raises(ValidationError, match="CAUSES edges need sufficiency"):
+        Link(type=LinkType.CAUSES, source="a", target="b")
+
+
+def test_decay_halves_per_half_life_and_never_grows_backwards() -> None:
+    day = timedelta(days=1)
+    assert decay(8.0, NOW, NOW + 3 * day, day) == pytest.approx(1.0)
+    assert decay(8.0, NOW, NOW - day, day) == 8.0
+
+
+def test_current_attention_sums_parts_with_their_own_half_lives() -> None:
+    policy = AttentionPolicy()
+    attention = Attention(long_term=4.0, long_term_at=NOW, short_term=6.0, short_term_at=NOW)
+    assert current_attention(attention, NOW, policy) == pytest.approx(10.0)
+    later = NOW + timedelta(hours=12)
+    expected = 4.0 * 0.5 ** (12 / (30 * 24)) + 3.0
+    assert current_attention(attention, later, policy) == pytest.approx(expected)
+    month = NOW + timedelta(days=30)
+    assert current_attention(attention, month, policy) == pytest.approx(2.0, abs=1e-6)

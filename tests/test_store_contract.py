@@ -1,0 +1,164 @@
+"""The store contract: every test runs on both stores and must give the same results."""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from graphmem.embedding import CachedEmbedder
+from graphmem.errors import StoreError
+from graphmem.mechanisms.attention import initial_attention
+from graphmem.model import Memory, MemoryKind, Tier, Turn
+from graphmem.store.base import SimilarMemory, Store
+from graphmem.store.networkx import NetworkXStore
+
+from .conftest import DIMENSIONS, Neo4jServer
+
+START = datetime(2026, 5, 1, 9, tzinfo=UTC)
+TEXTS = [
+    "I'm allergic to milk.",
+    "My throat is sore and I feel tired.",
+    "We are planning a trip to Disneyland.",
+    "我最近在学做川菜。",
+    "The quarterly report is due on Friday.",
+]
+
+
+def make_turn(owner: str, number: int, text: str) -> Turn:
+    return Turn(
+        id=f"msg-{number}",
+        owner=owner,
+        text=text,
+        created_at=START + timedelta(hours=number),
+        session="s1",
+    )
+
+
+def make_memory(turn: Turn, embedder: CachedEmbedder, **changes: object) -> Memory:
+    [embedding] = embedder.embed([turn.text], "passage")
+    values: dict[str, object] = {
+        "id": f"mem-{turn.id}",
+        "owner": turn.owner,
+        "text": turn.text,
+        "created_at": turn.created_at,
+        "kind": MemoryKind.OBSERVATION,
+        "importance": 5.0,
+        "attention": initial_attention(5.0, turn.created_at),
+        "tier": Tier.HOT,
+        "embedding": embedding,
+        "accessed_at": turn.created_at,
+    }
+    values.update(changes)
+    return Memory.model_validate(values)
+
+
+def fill(store: Store, owner: str, embedder: CachedEmbedder) -> list[Memory]:
+    memories = []
+    for number, text in enumerate(TEXTS):
+        turn = store.save_turn(make_turn(owner, number, text))
+        memory = make_memory(turn, embedder)
+        store.save_memories(turn, [memory])
+        memories.append(memory)
+    return memories
+
+
+def test_a_turn_is_stored_once_per_id(store: Store, owner: str) -> None:
+    first = make_turn(owner, 1, "first text")
+    assert store.save_turn(first) == first
+    again = store.save_turn(first.model_copy(update={"text": "another text"}))
+    assert again == first
+    assert store.count_graph(owner).nodes["Turn"] == 1
+
+
+def test_memories_round_trip_with_every_field(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turn = store.save_turn(make_turn(owner, 1, "I'm allergic to milk."))
+    memory = make_memory(
+        turn, embedder, belief=0.8, tier=Tier.COOL, kind=MemoryKind.FACT, importance=7.5
+    )
+    store.save_memories(turn, [memory])
+    [found] = store.find_similar_memories(owner, memory.embedding, 5)
+    assert found.memory == memory
+    assert found.turns == [turn]
+    assert found.similarity == pytest.approx(1.0, abs=1e-6)
+
+
+def test_saving_memories_twice_keeps_one_copy_and_the_first_version(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turn = store.save_turn(make_turn(owner, 1, "I'm allergic to milk."))
+    memory = make_memory(turn, embedder)
+    store.save_memories(turn, [memory])
+    store.save_memories(turn, [memory.model_copy(update={"importance": 9.0})])
+    counts = store.count_graph(owner)
+    assert counts.nodes == {"Turn": 1, "Memory": 1, "Event": 0, "Impression": 0}
+    assert counts.links == {"FROM": 1}
+    [found] = store.find_similar_memories(owner, memory.embedding, 5)
+    assert found.memory.importance == 5.0
+
+
+def test_memories_need_their_turn_stored(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turn = make_turn(owner, 1, "never stored")
+    with pytest.raises(StoreError, match="is not stored"):
+        store.save_memories(turn, [make_memory(turn, embedder)])
+    assert store.count_graph(owner).nodes["Memory"] == 0
+
+
+def test_similar_memories_come_best_first_with_their_turns(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    fill(store, owner, embedder)
+    [query] = embedder.embed(["Can I drink milk?"], "query")
+    found = store.find_similar_memories(owner, query, 3)
+    assert found[0].memory.text == "I'm allergic to milk."
+    assert len(found) == 3
+    similarities = [item.similarity for item in found]
+    assert similarities == sorted(similarities, reverse=True)
+    assert all(item.turns[0].text == item.memory.text for item in found)
+
+
+def test_owners_never_see_each_other(store: Store, owner: str, embedder: CachedEmbedder) -> None:
+    fill(store, owner, embedder)
+    stranger = owner + "-b"
+    store.save_turn(make_turn(stranger, 1, "A stranger's secret."))
+    [query] = embedder.embed(["milk allergy"], "query")
+    assert store.find_similar_memories(stranger, query, 10) == []
+    found = store.find_similar_memories(owner, query, 10)
+    assert {item.memory.owner for item in found} == {owner}
+    assert store.count_graph(stranger).nodes["Turn"] == 1
+    assert store.count_graph(stranger).links == {}
+
+
+def _results(store: Store, owner: str, embedder: CachedEmbedder) -> list[SimilarMemory]:
+    fill(store, owner, embedder)
+    [query] = embedder.embed(["what should I cook this weekend?"], "query")
+    return store.find_similar_memories(owner, query, len(TEXTS))
+
+
+@pytest.mark.neo4j
+def test_both_stores_give_the_same_results(
+    neo4j_server: Neo4jServer, owner: str, embedder: CachedEmbedder, tmp_path: Path
+) -> None:
+    embedded = NetworkXStore.open(tmp_path / "graph.json")
+    server = neo4j_server.store()
+    try:
+        ours = _results(embedded, owner, embedder)
+        theirs = _results(server, owner, embedder)
+    finally:
+        embedded.close()
+        server.close()
+    assert [item.memory for item in ours] == [item.memory for item in theirs]
+    assert [item.turns for item in ours] == [item.turns for item in theirs]
+    for mine, other in zip(ours, theirs, strict=True):
+        assert mine.similarity == pytest.approx(other.similarity, abs=1e-6)
+    assert len(ours) == len(TEXTS)
+
+
+def test_prepare_is_safe_to_repeat(store: Store, owner: str, embedder: CachedEmbedder) -> None:
+    store.prepare(DIMENSIONS)
+    store.prepare(DIMENSIONS)
+    fill(store, owner, embedder)
+    assert store.count_graph(owner).nodes["Memory"] == len(TEXTS)
