@@ -27,6 +27,9 @@ class Settings(BaseModel):
     neo4j_user: str = Field("neo4j", description="Neo4j user")
     neo4j_password: SecretStr | None = Field(None, description="Neo4j password (required)")
     neo4j_database: str = Field("neo4j", description="Neo4j database name")
+    cognition: Literal["offline", "openai"] = Field(
+        "offline", description="offline (documented rules) or openai (a chat model)"
+    )
     embedder: Literal["e5", "openai"] = Field(
         "e5", description="e5 (offline multilingual-e5-small) or openai (an embeddings endpoint)"
     )
@@ -37,11 +40,19 @@ class Settings(BaseModel):
         "https://api.openai.com/v1", description="any OpenAI-compatible endpoint"
     )
     openai_api_key: SecretStr | None = Field(None, description="API key of that endpoint")
+    openai_chat_model: str = Field("gpt-4o-mini", description="chat model of the cognition")
     openai_embedding_model: str = Field("text-embedding-3-small", description="embedding model")
     openai_embedding_dimensions: int = Field(1536, gt=0, description="its vector size")
     openai_timeout_seconds: float = Field(30.0, gt=0, description="timeout of one HTTP call")
     openai_max_retries: int = Field(
-        4, ge=0, description="retries on 429/5xx/connection errors, with backoff"
+        4, ge=0, description="retries on 429/5xx/timeouts/connection errors, with backoff"
+    )
+    openai_backoff_seconds: float = Field(
+        0.5, ge=0, description="first backoff cap; doubles per retry, full jitter"
+    )
+    openai_max_concurrent: int = Field(4, gt=0, description="model calls in flight at once")
+    openai_response_cache: Path | None = Field(
+        None, description="SQLite file caching valid model answers across runs; unset: none"
     )
 
     @classmethod

@@ -36,3 +36,7 @@ class StoreUnavailableError(StoreError):
 
 class ModelError(GraphMemError):
     """An embedding or language-model endpoint failed after its retries."""
+
+
+class ModelOutputError(ModelError):
+    """The model's answer did not fit the expected schema, even after one repair request."""

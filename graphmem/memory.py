@@ -1,5 +1,6 @@
 """The facade an agent holds: observe what it perceives, recall what relates to a query."""
 
+import logging
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -9,12 +10,15 @@ from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from graphmem.cognition.base import AttentionQuestion, Cognition, RelatedMemory
+from graphmem.cognition.offline import OfflineCognition
+from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
-from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError
-from graphmem.mechanisms.attention import initial_attention
+from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
+from graphmem.mechanisms.attention import AttentionPolicy, current_attention, initial_attention
 from graphmem.model import Memory, MemoryKind, Tier, Turn, check_owner, check_text
-from graphmem.openai_endpoint import OpenAIEndpoint
+from graphmem.openai_endpoint import Accounting, OpenAIEndpoint, ResponseCache
 from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import NetworkXStore
@@ -22,8 +26,13 @@ from graphmem.store.networkx import NetworkXStore
 MAX_RECALL = 100
 """The most memories one recall returns."""
 
-NEUTRAL_IMPORTANCE = 5.0
-"""Importance of a new memory until the cognition port labels attention (DESIGN.md, mechanism 1)."""
+WORKING_MEMORY = 5
+"""How many related memories are recalled as working memory to label a new item's attention."""
+
+PENDING_PER_OBSERVE = 3
+"""How many older pending turns an observe call derives after its own, when the model answers."""
+
+log = logging.getLogger("graphmem")
 
 MEMORY_IDS = uuid.UUID("6f3a1c52-4b8e-4f0e-9d0a-2f6c1b9e7a31")
 """Namespace of derived memory ids: the same turn always derives the same ids."""
@@ -32,12 +41,18 @@ T = TypeVar("T")
 
 
 class Observation(BaseModel):
-    """What `observe` stored: the turn and the memories derived from it."""
+    """What `observe` stored: the turn, and the memories this call derived from it.
+
+    `pending` is true when the model failed: the turn is stored and its memories will be
+    derived by a later call or by `complete_pending`. `memories` is empty then, and also when
+    the turn had been derived by an earlier call.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     turn: Turn
     memories: list[Memory]
+    pending: bool
 
 
 class RecalledMemory(BaseModel):
@@ -92,18 +107,33 @@ def _checked(check: Callable[[T], T], value: T) -> T:
 class GraphMem:
     """Long-term memory for an agent: `observe` every perceived item, `recall` before answering.
 
-    It owns the store and the embedder it is given: `close()` closes both.
+    It owns the store and the embedder it is given: `close()` closes both. `accounting` holds
+    the model calls made through an OpenAI-compatible endpoint, when `open` made one.
     """
 
-    def __init__(self, store: Store, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        cognition: Cognition | None = None,
+        policy: AttentionPolicy | None = None,
+        accounting: Accounting | None = None,
+    ) -> None:
         self._store = store
         self._embedder = embedder
+        self._cognition = OfflineCognition() if cognition is None else cognition
+        self._policy = AttentionPolicy() if policy is None else policy
+        self.accounting = accounting
 
     @classmethod
     def open(cls, settings: Settings | None = None) -> "GraphMem":
-        """Open the store and embedder the settings name (from GRAPHMEM_* when not given)."""
+        """Open the store, embedder and cognition the settings name (GRAPHMEM_* if not given)."""
         settings = Settings.from_env() if settings is None else settings
-        embedder = CachedEmbedder(_embedder(settings), settings.embedding_cache)
+        endpoint = _endpoint(settings)
+        embedder = CachedEmbedder(_embedder(settings, endpoint), settings.embedding_cache)
+        cognition: Cognition = OfflineCognition()
+        if endpoint is not None and settings.cognition == "openai":
+            cognition = OpenAICognition(endpoint, settings.openai_chat_model)
         store: Store
         if settings.store == "neo4j":
             if settings.neo4j_password is None:
@@ -117,7 +147,8 @@ class GraphMem:
         else:
             store = NetworkXStore.open(settings.path)
         store.prepare(embedder.dimensions)
-        return cls(store, embedder)
+        accounting = None if endpoint is None else endpoint.accounting
+        return cls(store, embedder, cognition, accounting=accounting)
 
     def observe(
         self,
@@ -129,7 +160,12 @@ class GraphMem:
         speaker: str = "user",
         session: str | None = None,
     ) -> Observation:
-        """Store a perceived item as a Turn and derive its Memory; one message id stores once."""
+        """Store a perceived item as a Turn, then derive its Memory; one message id stores once.
+
+        The turn is stored before any model call. If the model fails, the turn stays pending
+        and the result says so; when the model answers, up to PENDING_PER_OBSERVE older pending
+        turns of the owner are derived too.
+        """
         with _as_invalid_input():
             turn = Turn(
                 id=message_id if message_id is not None else str(uuid.uuid4()),
@@ -138,15 +174,39 @@ class GraphMem:
                 created_at=at if at is not None else datetime.now(UTC),
                 speaker=speaker,
                 session=session,
+                pending=True,
             )
         stored = self._store.save_turn(turn)
         if stored.text != turn.text:
             raise ConflictError(
                 f"message id {turn.id!r} of owner {owner} is already stored with another text"
             )
-        memory = self._observation_memory(stored)
-        self._store.save_memories(stored, [memory])
-        return Observation(turn=stored, memories=[memory])
+        if not stored.pending:
+            return Observation(turn=stored, memories=[], pending=False)
+        try:
+            memories = self._derive(stored)
+        except ModelError as error:
+            log.warning("turn %r of %s stays pending: %s", stored.id, owner, error)
+            return Observation(turn=stored, memories=[], pending=True)
+        self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
+        derived = stored.model_copy(update={"pending": False})
+        return Observation(turn=derived, memories=memories, pending=False)
+
+    def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
+        """Derive the memories of up to `limit` pending turns, oldest first; return how many.
+
+        Stops at the first model failure (the rest stays pending for a later try).
+        """
+        _checked(check_owner, owner)
+        done = 0
+        for turn in self._store.pending_turns(owner, limit):
+            try:
+                self._derive(turn)
+            except ModelError as error:
+                log.warning("pending turns of %s wait for the model: %s", owner, error)
+                break
+            done += 1
+        return done
 
     def recall(self, owner: str, query: str, *, k: int = 10) -> Recall:
         """The owner's k memories most related to the query, with their source turns."""
@@ -181,34 +241,62 @@ class GraphMem:
     ) -> None:
         self.close()
 
-    def _observation_memory(self, turn: Turn) -> Memory:
-        """The observation memory a turn derives: its text, embedded, at neutral importance."""
+    def _derive(self, turn: Turn) -> list[Memory]:
+        """Embed a turn, label its attention in the light of related memories, store its memory."""
         [embedding] = self._embedder.embed([turn.text], "passage")
-        return Memory(
+        related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY)
+        label = self._cognition.label_attention(
+            AttentionQuestion(
+                item=turn.text,
+                speaker=turn.speaker,
+                working_memory=[
+                    RelatedMemory(
+                        text=item.memory.text,
+                        attention=current_attention(
+                            item.memory.attention, turn.created_at, self._policy
+                        ),
+                    )
+                    for item in related
+                ],
+            )
+        )
+        memory = Memory(
             id=str(uuid.uuid5(MEMORY_IDS, f"{turn.owner}\n{turn.id}\n{MemoryKind.OBSERVATION}")),
             owner=turn.owner,
             text=turn.text,
             created_at=turn.created_at,
             kind=MemoryKind.OBSERVATION,
-            importance=NEUTRAL_IMPORTANCE,
-            attention=initial_attention(NEUTRAL_IMPORTANCE, turn.created_at),
+            importance=label.score,
+            attention=initial_attention(label.score, turn.created_at),
             tier=Tier.HOT,
             embedding=embedding,
             accessed_at=turn.created_at,
         )
+        self._store.save_memories(turn, [memory])
+        return [memory]
 
 
-def _embedder(settings: Settings) -> Embedder:
+def _endpoint(settings: Settings) -> OpenAIEndpoint | None:
+    """The OpenAI-compatible endpoint, when the embedder or the cognition uses one."""
+    if settings.embedder != "openai" and settings.cognition != "openai":
+        return None
+    if settings.openai_api_key is None:
+        raise ConfigurationError("the openai embedder and cognition need GRAPHMEM_OPENAI_API_KEY")
+    cache = settings.openai_response_cache
+    return OpenAIEndpoint(
+        settings.openai_base_url,
+        settings.openai_api_key,
+        timeout_seconds=settings.openai_timeout_seconds,
+        max_retries=settings.openai_max_retries,
+        backoff_seconds=settings.openai_backoff_seconds,
+        max_concurrent=settings.openai_max_concurrent,
+        cache=None if cache is None else ResponseCache(cache),
+    )
+
+
+def _embedder(settings: Settings, endpoint: OpenAIEndpoint | None) -> Embedder:
     """The embedder the settings name."""
-    if settings.embedder == "openai":
-        if settings.openai_api_key is None:
-            raise ConfigurationError("the openai embedder needs GRAPHMEM_OPENAI_API_KEY")
-        endpoint = OpenAIEndpoint(
-            settings.openai_base_url,
-            settings.openai_api_key,
-            timeout_seconds=settings.openai_timeout_seconds,
-            max_retries=settings.openai_max_retries,
-        )
+    if settings.embedder == "openai" and endpoint is not None:
         return OpenAIEmbedder(
             endpoint, settings.openai_embedding_model, settings.openai_embedding_dimensions
         )

@@ -123,10 +123,15 @@ class Node(BaseModel):
 
 
 class Turn(Node):
-    """A raw perceived item (a message, a tool result); immutable, the source of truth."""
+    """A raw perceived item (a message, a tool result); immutable, the source of truth.
+
+    `pending` is the one thing that changes: true from the moment the turn is stored until its
+    memories are derived, so model work that failed or was cut short is found and done later.
+    """
 
     speaker: str = "user"
     session: str | None = None
+    pending: bool = False
 
 
 class Memory(Node):

@@ -1,48 +1,306 @@
-"""The one module that talks to OpenAI-compatible HTTP endpoints (OpenAI, Ollama, vLLM, ...)."""
+"""The one module that talks to OpenAI-compatible HTTP endpoints (OpenAI, Ollama, vLLM, ...).
 
-from collections.abc import Sequence
+Every call goes through `OpenAIEndpoint._call`: at most `max_concurrent` calls at once; retries
+with exponential backoff and full jitter on 429, 5xx, timeouts and connection errors, honouring
+Retry-After; token and call accounting per operation. Structured completions are validated with
+pydantic, get one repair request when invalid, and can be cached on disk by model, prompt and
+schema so that a rerun does not pay twice.
+"""
+
+import email.utils
+import hashlib
+import json
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeVar
 
 import openai
-from pydantic import SecretStr
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from pydantic import BaseModel, SecretStr, ValidationError
 
-from graphmem.errors import ConfigurationError, ModelError
+from graphmem.errors import ConfigurationError, ModelError, ModelOutputError
+
+Output = TypeVar("Output", bound=BaseModel)
+Reply = TypeVar("Reply")
+
+MAX_RETRY_AFTER_SECONDS = 120.0
+"""A Retry-After longer than this is not waited for: the call fails instead."""
+
+
+class OperationUsage(BaseModel):
+    """What one kind of operation cost: calls, HTTP requests, retries, tokens."""
+
+    calls: int = 0
+    """Operations asked for (each answered from the cache or by the endpoint, or failed)."""
+    requests: int = 0
+    """HTTP requests sent, retries and repairs included."""
+    retries: int = 0
+    repairs: int = 0
+    failures: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def plus(self, other: "OperationUsage") -> "OperationUsage":
+        """The sum of two usages."""
+        return OperationUsage.model_validate(
+            {
+                name: getattr(self, name) + getattr(other, name)
+                for name in OperationUsage.model_fields
+            }
+        )
+
+
+class Accounting:
+    """Thread-safe usage per operation name, with totals."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage: dict[str, OperationUsage] = {}
+
+    def add(self, operation: str, **counts: int) -> None:
+        """Add counts (field name to amount) to one operation's usage."""
+        with self._lock:
+            usage = self._usage.get(operation, OperationUsage())
+            self._usage[operation] = usage.plus(OperationUsage(**counts))
+
+    def by_operation(self) -> dict[str, OperationUsage]:
+        """A copy of the usage of each operation so far."""
+        with self._lock:
+            return dict(self._usage)
+
+    def total(self) -> OperationUsage:
+        """The usage of all operations together."""
+        total = OperationUsage()
+        for usage in self.by_operation().values():
+            total = total.plus(usage)
+        return total
+
+
+class ResponseCache:
+    """Valid model answers kept in SQLite, keyed by model, messages and output schema."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._database = sqlite3.connect(str(path), check_same_thread=False)
+        with self._database:
+            self._database.execute(
+                "CREATE TABLE IF NOT EXISTS response (key TEXT PRIMARY KEY, content TEXT NOT NULL)"
+            )
+
+    @staticmethod
+    def key(model: str, messages: Sequence[ChatCompletionMessageParam], schema: object) -> str:
+        """The cache key of one request."""
+        text = json.dumps([model, list(messages), schema], sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get(self, key: str) -> str | None:
+        """The cached content for a key, if any."""
+        with self._lock:
+            row = self._database.execute(
+                "SELECT content FROM response WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, content: str) -> None:
+        """Keep a valid answer."""
+        with self._lock, self._database:
+            self._database.execute(
+                "INSERT OR REPLACE INTO response (key, content) VALUES (?, ?)", (key, content)
+            )
+
+    def close(self) -> None:
+        """Close the database."""
+        self._database.close()
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
+    """The wait a response asks for (retry-after-ms, or Retry-After in seconds or as a date).
+
+    Header names are looked up in lower case; the HTTP client's headers ignore case.
+    """
+    if "retry-after-ms" in headers:
+        try:
+            return float(headers["retry-after-ms"]) / 1000
+        except ValueError:
+            return None
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max((moment - now).total_seconds(), 0.0)
 
 
 class OpenAIEndpoint:
-    """An OpenAI-compatible endpoint: base URL, API key, timeout and retry budget."""
+    """An OpenAI-compatible endpoint with retries, a concurrency bound, accounting and a cache."""
 
     def __init__(
-        self, base_url: str, api_key: SecretStr, *, timeout_seconds: float, max_retries: int
+        self,
+        base_url: str,
+        api_key: SecretStr,
+        *,
+        timeout_seconds: float,
+        max_retries: int,
+        backoff_seconds: float = 0.5,
+        max_concurrent: int = 4,
+        cache: ResponseCache | None = None,
     ) -> None:
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key.get_secret_value(),
             timeout=timeout_seconds,
-            max_retries=max_retries,
+            max_retries=0,  # retries are ours, so that they are counted
         )
+        self._max_retries = max_retries
+        self._backoff_seconds = backoff_seconds
+        self._slots = threading.BoundedSemaphore(max_concurrent)
+        self._cache = cache
+        self._random = random.Random()  # noqa: S311 (jitter, not secrets)
+        self.accounting = Accounting()
 
     def embed(self, texts: Sequence[str], model: str, dimensions: int) -> list[list[float]]:
-        """Embed texts with `model`; retries with backoff (honouring Retry-After) are built in."""
-        try:
-            response = self._client.embeddings.create(model=model, input=list(texts))
-        except openai.AuthenticationError as error:
-            raise ConfigurationError(
-                f"the embedding endpoint refused the API key (HTTP {error.status_code})"
-            ) from None
-        except openai.APIStatusError as error:
-            raise ModelError(
-                f"the embedding endpoint answered HTTP {error.status_code} for model {model!r}"
-            ) from None
-        except openai.APIError as error:
-            raise ModelError(f"the embedding endpoint failed: {type(error).__name__}") from None
+        """Embed texts with `model`, one vector of `dimensions` per text, in order."""
+        self.accounting.add("embed", calls=1)
+        response = self._call(
+            "embed", lambda: self._client.embeddings.create(model=model, input=list(texts))
+        )
+        self.accounting.add("embed", prompt_tokens=response.usage.prompt_tokens)
         vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
         if len(vectors) != len(texts) or any(len(vector) != dimensions for vector in vectors):
+            self.accounting.add("embed", failures=1)
             raise ModelError(
                 f"the embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts,"
                 f" expected each of {dimensions} dimensions"
             )
         return vectors
 
+    def complete(
+        self,
+        operation: str,
+        model: str,
+        messages: Sequence[ChatCompletionMessageParam],
+        output: type[Output],
+    ) -> Output:
+        """Ask for a JSON answer of the output model's schema; repair once, then fail."""
+        self.accounting.add(operation, calls=1)
+        schema = output.model_json_schema()
+        key = ResponseCache.key(model, messages, schema)
+        cached = self._cache.get(key) if self._cache is not None else None
+        if cached is not None:
+            self.accounting.add(operation, cache_hits=1)
+            return output.model_validate_json(cached)
+        conversation = list(messages)
+        for attempt in ("first", "repair"):
+            if attempt == "repair":
+                self.accounting.add(operation, repairs=1)
+            content, problem = self._ask(operation, model, conversation, output, schema)
+            if problem is None:
+                if self._cache is not None:
+                    self._cache.put(key, content)
+                return output.model_validate_json(content)
+            conversation += [
+                {"role": "assistant", "content": content},
+                {
+                    "role": "user",
+                    "content": f"That answer is not valid: {problem}. Answer again with one"
+                    " complete JSON object that follows the schema, and nothing else.",
+                },
+            ]
+        self.accounting.add(operation, failures=1)
+        raise ModelOutputError(
+            f"the model's answer to {operation} was invalid twice; last problem: {problem}"
+        )
+
     def close(self) -> None:
-        """Close the HTTP connections."""
+        """Close the HTTP connections and the cache."""
         self._client.close()
+        if self._cache is not None:
+            self._cache.close()
+
+    def _ask(
+        self,
+        operation: str,
+        model: str,
+        messages: Sequence[ChatCompletionMessageParam],
+        output: type[BaseModel],
+        schema: dict[str, object],
+    ) -> tuple[str, str | None]:
+        """One completion; returns its content and what is wrong with it (None when valid)."""
+        response: ChatCompletion = self._call(
+            operation,
+            lambda: self._client.chat.completions.create(
+                model=model,
+                messages=messages,
+                temperature=0,
+                response_format={
+                    "type": "json_schema",
+                    "json_schema": {"name": output.__name__, "schema": schema},
+                },
+            ),
+        )
+        if response.usage is not None:
+            self.accounting.add(
+                operation,
+                prompt_tokens=response.usage.prompt_tokens,
+                completion_tokens=response.usage.completion_tokens,
+            )
+        if not response.choices:
+            return "", "the answer had no choices"
+        choice = response.choices[0]
+        content = choice.message.content or ""
+        if choice.finish_reason == "length":
+            return content, "the answer was cut off at the length limit"
+        try:
+            output.model_validate_json(content)
+        except ValidationError as error:
+            return content, "; ".join(
+                f"{'.'.join(map(str, item['loc'])) or 'answer'}: {item['msg']}"
+                for item in error.errors()[:5]
+            )
+        return content, None
+
+    def _call(self, operation: str, send: Callable[[], Reply]) -> Reply:
+        """Send one request, retrying transient failures; translate errors to graphmem's."""
+        for attempt in range(self._max_retries + 1):
+            with self._slots:
+                self.accounting.add(operation, requests=1)
+                try:
+                    return send()
+                except openai.AuthenticationError as error:
+                    self.accounting.add(operation, failures=1)
+                    raise ConfigurationError(
+                        f"the model endpoint refused the API key (HTTP {error.status_code})"
+                    ) from None
+                except (openai.RateLimitError, openai.InternalServerError) as error:
+                    failure = f"HTTP {error.status_code}"
+                    wait = retry_after_seconds(error.response.headers, datetime.now(UTC))
+                except openai.APIStatusError as error:
+                    self.accounting.add(operation, failures=1)
+                    raise ModelError(
+                        f"the model endpoint answered HTTP {error.status_code} to {operation}"
+                    ) from None
+                except openai.APIConnectionError as error:  # timeouts included
+                    failure = type(error).__name__
+                    wait = None
+            if attempt == self._max_retries or (wait or 0.0) > MAX_RETRY_AFTER_SECONDS:
+                break
+            self.accounting.add(operation, retries=1)
+            cap = self._backoff_seconds * 2**attempt
+            time.sleep(wait if wait is not None else self._random.uniform(0, cap))
+        self.accounting.add(operation, failures=1)
+        raise ModelError(
+            f"the model endpoint failed {operation} after {attempt + 1} attempts: {failure}"
+        )

@@ -81,7 +81,7 @@ def test_openai_failures_after_the_retries_are_model_errors() -> None:
         failing = Reply(503, {"error": {"message": "down"}}, {"retry-after-ms": "10"})
         server.script(failing, failing)
         embedder = OpenAIEmbedder(endpoint(server, max_retries=1), "m", 2)
-        with pytest.raises(ModelError, match="HTTP 503 for model 'm'"):
+        with pytest.raises(ModelError, match="failed embed after 2 attempts: HTTP 503"):
             embedder.embed(["a"], "passage")
         embedder.close()
         assert len(server.requests) == 2

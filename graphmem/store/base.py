@@ -37,7 +37,10 @@ class Store(Protocol):
         """Store a turn unless its owner already has one with its id; return the stored turn."""
 
     def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
+
+    def pending_turns(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns whose memories are not derived yet, oldest first."""
 
     def find_similar_memories(
         self, owner: str, embedding: Embedding, limit: int

@@ -58,8 +58,10 @@ def _native(value: Any) -> Any:
 
 
 def _turn_row(turn: Turn) -> dict[str, Any]:
-    """Node properties of a turn."""
-    return turn.model_dump()
+    """Node properties of a turn; `pending` exists only while true (its index holds only those)."""
+    row = turn.model_dump()
+    row["pending"] = True if turn.pending else None
+    return row
 
 
 def _turn_from(properties: Mapping[str, Any]) -> Turn:
@@ -123,7 +125,7 @@ class Neo4jStore:
         return _turn_from(rows[0]["turn"])
 
     def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
         for memory in memories:
             if memory.owner != source.owner:
                 raise InvalidInputError(
@@ -139,6 +141,13 @@ class Neo4jStore:
         )
         if not rows:
             raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+
+    def pending_turns(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns whose memories are not derived yet, oldest first."""
+        rows = self._run(
+            load_statement("pending_turns"), {"owner": owner, "limit": limit}, read=True
+        )
+        return [_turn_from(row["turn"]) for row in rows]
 
     def find_similar_memories(
         self, owner: str, embedding: Embedding, limit: int

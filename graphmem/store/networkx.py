@@ -42,6 +42,7 @@ class NetworkXStore:
         self._snapshot_every = snapshot_every
         self._graph: nx.MultiDiGraph = nx.MultiDiGraph()
         self._ids: dict[tuple[str, str], dict[str, None]] = {}
+        self._pending: dict[str, dict[str, None]] = {}
         self._lock = threading.RLock()
         self._sequence = 0
         self._unsnapshotted = 0
@@ -76,7 +77,7 @@ class NetworkXStore:
             return turn
 
     def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn, each linked FROM it; idempotent by id."""
+        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
         for memory in memories:
             if memory.owner != source.owner:
                 raise InvalidInputError(
@@ -114,6 +115,15 @@ class NetworkXStore:
                 SimilarMemory(memory=memory, similarity=similarity, turns=self._turns_of(memory))
                 for similarity, memory in ranked
             ]
+
+    def pending_turns(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns whose memories are not derived yet, oldest first."""
+        with self._lock:
+            turns = [
+                self._graph.nodes[(owner, "Turn", turn_id)]["node"]
+                for turn_id in self._pending.get(owner, {})
+            ]
+            return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label and edges per type."""
@@ -160,6 +170,7 @@ class NetworkXStore:
             self._add_node(Turn.model_validate(change["turn"]))
         elif change["op"] == "save_memories":
             owner, turn_id = change["owner"], change["turn_id"]
+            self._clear_pending(owner, turn_id)
             for data in change["memories"]:
                 memory = Memory.model_validate(data)
                 self._add_node(memory)
@@ -179,6 +190,16 @@ class NetworkXStore:
         if key not in self._graph:
             self._graph.add_node(key, node=node)
             self._ids.setdefault((node.owner, label), {})[node.id] = None
+            if isinstance(node, Turn) and node.pending:
+                self._pending.setdefault(node.owner, {})[node.id] = None
+
+    def _clear_pending(self, owner: str, turn_id: str) -> None:
+        """Mark a turn's memories as derived."""
+        key: NodeKey = (owner, "Turn", turn_id)
+        turn = self._graph.nodes[key]["node"]
+        if turn.pending:
+            self._graph.nodes[key]["node"] = turn.model_copy(update={"pending": False})
+            del self._pending[owner][turn_id]
 
     def _add_link(self, owner: str, source_label: str, target_label: str, link: Link) -> None:
         """Add an edge, at most one per type between two nodes."""

@@ -1,0 +1,131 @@
+"""Cue words of the offline cognition, in English and Chinese.
+
+An English cue matches at the start of a word (`allerg` matches allergy and allergic); a cue of
+three letters or fewer matches whole words only (`ill`, `sad`). A Chinese cue matches anywhere.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cues:
+    """A named set of cue words with the number the offline rules attach to it."""
+
+    name: str
+    value: float
+    words: tuple[str, ...]
+
+
+def cues(name: str, value: float, words: str) -> Cues:
+    """Cues from a '|'-separated list of words."""
+    return Cues(name, value, tuple(words.split("|")))
+
+
+SALIENCE = (
+    cues(
+        "health or safety",
+        8.0,
+        "allerg|sick|ill|illness|fever|pain|hurt|injur|hospital|doctor|medic|emergenc|danger|"
+        "throat|cough|flu|bleed|surgery|diagnos|symptom|headache|vomit|dizzy|asthma|"
+        "过敏|生病|发烧|发热|疼|痛|医院|医生|药|受伤|咳嗽|感冒|手术|危险|嗓子|喉咙|头晕|呕吐|哮喘",
+    ),
+    cues(
+        "life event or strong feeling",
+        7.0,
+        "died|death|funeral|divorce|married|marry|wedding|engaged|pregnan|baby|born|fired|"
+        "laid off|promot|anxious|anxiety|depress|scared|afraid|worried|worry|stress|panic|"
+        "lonely|cry|grief|can't sleep|sleepless|insomnia|breakup|broke up|"
+        "去世|离婚|结婚|订婚|怀孕|宝宝|出生|被解雇|裁员|升职|焦虑|抑郁|害怕|担心|压力|孤独|哭|"
+        "失眠|睡不着|分手",
+    ),
+    cues(
+        "plan or commitment",
+        5.0,
+        "plan|going to|tomorrow|next week|next month|deadline|due|appointment|trip|travel|"
+        "meeting|interview|exam|visit|计划|打算|明天|下周|下个月|截止|预约|旅行|出差|面试|考试",
+    ),
+    cues(
+        "preference or habit",
+        4.0,
+        "love|favorite|favourite|prefer|hate|enjoy|hobby|always|never|like to|i like|"
+        "喜欢|最爱|讨厌|爱好|习惯|总是|从不",
+    ),
+)
+"""Salience of an item: the value of its highest matching cue set (see offline.BASE_SALIENCE)."""
+
+EVENT_CATEGORIES = (
+    cues(
+        "illness",
+        14.0,
+        "sick|ill|fever|cold|flu|cough|throat|headache|sneez|temperature|"
+        "感冒|发烧|发热|咳嗽|嗓子|喉咙|头疼|生病",
+    ),
+    cues(
+        "travel",
+        30.0,
+        "trip|travel|vacation|holiday|flight|hotel|disneyland|beach|tour|"
+        "旅行|旅游|度假|迪士尼|机票|酒店",
+    ),
+    cues(
+        "work",
+        30.0,
+        "work|job|boss|project|report|deadline|colleague|office|promot|interview|"
+        "工作|老板|项目|报告|加班|同事|面试",
+    ),
+    cues(
+        "celebration",
+        7.0,
+        "birthday|party|wedding|anniversary|celebrat|festival|生日|派对|聚会|婚礼|纪念日|庆祝",
+    ),
+    cues(
+        "study",
+        90.0,
+        "school|class|exam|course|study|university|homework|学校|考试|课程|学习|大学|作业",
+    ),
+    cues("home", 60.0, "moving|move to|apartment|house|rent|renovat|搬家|房子|租房|装修"),
+    cues(
+        "relationship",
+        180.0,
+        "breakup|broke up|dating|date with|girlfriend|boyfriend|分手|约会|恋爱|女朋友|男朋友",
+    ),
+)
+"""Event categories, each with its default timeliness in days."""
+
+NEGATION = cues(
+    "negation",
+    -1.0,
+    "not|no|never|don't|doesn't|didn't|isn't|aren't|wasn't|can't|cannot|won't|nobody|nothing|"
+    "不|没|别|未|无",
+)
+"""Cues that negate a statement: two close statements of opposite negation contradict."""
+
+MOOD = (
+    cues(
+        "good mood",
+        1.0,
+        "good mood|happy|great|relaxed|cheerful|excited|content|calm|"
+        "心情好|心情不错|开心|高兴|快乐|放松|兴奋",
+    ),
+    cues(
+        "bad mood",
+        -1.0,
+        "bad mood|sad|worried|worry|anxious|stressed|upset|depress|can't sleep|sleepless|"
+        "insomnia|exhausted|miserable|lonely|心情不好|难过|担心|焦虑|压力|失眠|睡不着|沮丧|孤独",
+    ),
+)
+"""Mood valence: first-person statements of opposite mood contradict."""
+
+IMPRESSION_HALF_LIVES = (
+    cues("illness", 7.0, "cold|flu|fever|sick|ill|infection|感冒|发烧|生病|感染"),
+    cues("mood", 3.0, "mood|stressed|sad|happy|心情|压力|难过|开心"),
+    cues(
+        "character",
+        365.0,
+        "kind|generous|patient|honest|introvert|extrovert|shy|curious|careful|person|character|"
+        "性格|善良|耐心|诚实|内向|外向|害羞|细心|慷慨",
+    ),
+)
+"""Half-life in days of an inferred impression by what it is about."""
+
+DEFAULT_IMPRESSION_HALF_LIFE_DAYS = 30.0
+"""Half-life of an impression that names none of the subjects above."""

@@ -1,0 +1,210 @@
+"""The cognition port answered by documented rules: deterministic, no network, no model.
+
+The rules (each number is a module constant):
+- Attention: an item scores the value of its strongest salience cue (lexicon.SALIENCE: health 8,
+  life events and strong feelings 7, plans 5, preferences 4), one point more when it speaks of the
+  speaker themself, and BASE_SALIENCE when it has no cue. A recalled memory that shares a content
+  term with the item passes on INHERITED_SHARE of its current attention, if that is more: so
+  "half a glass of milk" scores high only for a user whose milk allergy is in memory.
+- Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
+  so it keeps the user's language).
+- Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues;
+  its timeliness is the category's default; the title is the first such line.
+- Storyline merge: the development is appended as a dated line.
+- Facts: opposite moods, or close statements (content-term overlap of CONTRADICTION_OVERLAP or
+  more) of opposite negation, contradict; an overlap of DUPLICATE_OVERLAP or more duplicates;
+  RELATED_OVERLAP or more, or the same mood, supports; anything else is unrelated.
+- Impressions: a causal rule applies when the statement holds at least CAUSE_MATCH of the
+  cause's content terms; the impression's belief is sufficiency times the statement's belief,
+  its half-life from lexicon.IMPRESSION_HALF_LIVES.
+What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
+context, name events or summarise abstractively, use knowledge that is not in the graph.
+"""
+
+import re
+from collections.abc import Iterable
+
+from graphmem.cognition.base import (
+    AttentionLabel,
+    AttentionQuestion,
+    Dialogue,
+    DialogueSummary,
+    EventTag,
+    EventTags,
+    EventUpdate,
+    FactJudgement,
+    FactPair,
+    Impression,
+    Impressions,
+    InferenceQuestion,
+    Storyline,
+)
+from graphmem.cognition.lexicon import (
+    DEFAULT_IMPRESSION_HALF_LIFE_DAYS,
+    EVENT_CATEGORIES,
+    IMPRESSION_HALF_LIVES,
+    MOOD,
+    NEGATION,
+    SALIENCE,
+    Cues,
+)
+from graphmem.terms import mentions, terms
+
+BASE_SALIENCE = 2.0
+FIRST_PERSON_BONUS = 1.0
+INHERITED_SHARE = 0.85
+SUMMARY_LINES = 3
+CONTRADICTION_OVERLAP = 0.3
+DUPLICATE_OVERLAP = 0.6
+RELATED_OVERLAP = 0.25
+CAUSE_MATCH = 0.5
+TITLE_CHARACTERS = 80
+
+FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)\b|我")
+
+
+def first_match(text: str, sets: Iterable[Cues]) -> Cues | None:
+    """The first cue set that the text mentions."""
+    return next((cues for cues in sets if any(mentions(text, word) for word in cues.words)), None)
+
+
+def salience(text: str) -> tuple[float, str]:
+    """An item's own salience and the reason for it."""
+    ranked = sorted(SALIENCE, key=lambda cues: -cues.value)
+    found = first_match(text, ranked)
+    if found is None:
+        return BASE_SALIENCE, "no salience cue"
+    bonus = FIRST_PERSON_BONUS if FIRST_PERSON.search(text.lower()) else 0.0
+    return min(found.value + bonus, 10.0), f"{found.name} cue"
+
+
+def mood(text: str) -> float:
+    """+1 for a good mood, -1 for a bad one, 0 when no mood is stated (bad is checked first)."""
+    found = first_match(text, sorted(MOOD, key=lambda cues: cues.value))
+    return 0.0 if found is None else found.value
+
+
+def overlap(left: str, right: str) -> float:
+    """Jaccard overlap of two texts' content terms."""
+    a, b = terms(left), terms(right)
+    return len(a & b) / len(a | b) if a | b else 0.0
+
+
+def negated(text: str) -> bool:
+    """Whether a statement is negated."""
+    return first_match(text, [NEGATION]) is not None
+
+
+def shorten(text: str, limit: int) -> str:
+    """The text cut at a word boundary to at most `limit` characters."""
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+class OfflineCognition:
+    """Deterministic rules over cue words and content terms; see the module docstring."""
+
+    def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
+        """Own salience, or the attention a related recalled memory passes on, if higher."""
+        score, reason = salience(question.item)
+        item_terms = terms(question.item)
+        for memory in question.working_memory:
+            shared = item_terms & terms(memory.text)
+            inherited = INHERITED_SHARE * min(memory.attention, 10.0)
+            if shared and inherited > score:
+                score = inherited
+                reason = (
+                    f"bears on a memory of attention {memory.attention:.1f}"
+                    f" ({shorten(memory.text, 60)}) through {', '.join(sorted(shared))}"
+                )
+        return AttentionLabel(score=round(score, 3), reason=reason)
+
+    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
+        """The most salient lines, in order, as they were said."""
+        ranked = sorted(
+            range(len(dialogue.lines)), key=lambda index: -salience(dialogue.lines[index].text)[0]
+        )
+        chosen = sorted(ranked[:SUMMARY_LINES])
+        return DialogueSummary(
+            summary=" ".join(
+                f"{dialogue.lines[index].speaker}: {dialogue.lines[index].text}" for index in chosen
+            )
+        )
+
+    def tag_events(self, dialogue: Dialogue) -> EventTags:
+        """One tag per event category whose cues the dialogue mentions."""
+        events = []
+        for category in EVENT_CATEGORIES:
+            lines = [
+                line.text
+                for line in dialogue.lines
+                if any(mentions(line.text, word) for word in category.words)
+            ]
+            if lines:
+                events.append(
+                    EventTag(
+                        category=category.name,
+                        title=shorten(lines[0], TITLE_CHARACTERS),
+                        detail=" ".join(lines),
+                        timeliness_days=category.value,
+                    )
+                )
+        return EventTags(events=events)
+
+    def merge_event(self, update: EventUpdate) -> Storyline:
+        """The storyline with the development appended as a dated line."""
+        line = f"{update.at:%Y-%m-%d}: {update.development.detail}"
+        return Storyline(title=update.title, storyline=f"{update.storyline}\n{line}".strip())
+
+    def judge_facts(self, pair: FactPair) -> FactJudgement:
+        """Contradiction by mood or negation, duplicate or support by shared content terms."""
+        shared = overlap(pair.new, pair.old)
+        new_mood, old_mood = mood(pair.new), mood(pair.old)
+        if new_mood * old_mood < 0:
+            return FactJudgement(
+                relation="contradicts", belief=1 - pair.old_belief, reason="opposite moods"
+            )
+        if shared >= CONTRADICTION_OVERLAP and negated(pair.new) != negated(pair.old):
+            return FactJudgement(
+                relation="contradicts",
+                belief=1 - pair.old_belief,
+                reason=f"the same content ({shared:.0%} shared) with opposite negation",
+            )
+        if shared >= DUPLICATE_OVERLAP:
+            return FactJudgement(
+                relation="duplicate",
+                belief=(1 + pair.old_belief) / 2,
+                reason=f"{shared:.0%} of the content terms are shared",
+            )
+        if shared >= RELATED_OVERLAP or (new_mood != 0 and new_mood == old_mood):
+            return FactJudgement(
+                relation="supports",
+                belief=0.5 + pair.old_belief / 4,
+                reason=f"related content ({shared:.0%} shared) or the same mood",
+            )
+        return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
+
+    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
+        """Apply each causal rule whose cause the statement matches."""
+        statement_terms = terms(question.statement)
+        found: dict[str, Impression] = {}
+        for rule in question.rules:
+            cause_terms = terms(rule.cause)
+            if not cause_terms:
+                continue
+            match = len(cause_terms & statement_terms) / len(cause_terms)
+            belief = rule.sufficiency * question.belief
+            earlier = found.get(rule.effect)
+            if match < CAUSE_MATCH or (earlier is not None and earlier.belief >= belief):
+                continue
+            subject = first_match(rule.effect, IMPRESSION_HALF_LIVES)
+            found[rule.effect] = Impression(
+                statement=rule.effect,
+                belief=round(belief, 6),
+                half_life_days=DEFAULT_IMPRESSION_HALF_LIFE_DAYS
+                if subject is None
+                else subject.value,
+                reason=f"{rule.cause} -> {rule.effect} (sufficiency {rule.sufficiency:g})",
+            )
+        return Impressions(impressions=list(found.values()))

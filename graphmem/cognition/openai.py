@@ -1,0 +1,71 @@
+"""The cognition port answered by a language model behind an OpenAI-compatible endpoint."""
+
+from pydantic import BaseModel
+
+from graphmem.cognition.base import (
+    INFER_IMPRESSIONS,
+    JUDGE_FACTS,
+    LABEL_ATTENTION,
+    MERGE_EVENT,
+    SUMMARISE_DIALOGUE,
+    SYSTEM_RULES,
+    TAG_EVENTS,
+    AttentionLabel,
+    AttentionQuestion,
+    Dialogue,
+    DialogueSummary,
+    EventTags,
+    EventUpdate,
+    FactJudgement,
+    FactPair,
+    Impressions,
+    InferenceQuestion,
+    Output,
+    Storyline,
+    Task,
+)
+from graphmem.openai_endpoint import OpenAIEndpoint
+
+
+class OpenAICognition:
+    """Each task becomes one structured completion: the rules, the task, the input as JSON."""
+
+    def __init__(self, endpoint: OpenAIEndpoint, model: str) -> None:
+        self._endpoint = endpoint
+        self._model = model
+
+    def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
+        """Score the attention a new item deserves, in the light of its working memory."""
+        return self._ask(LABEL_ATTENTION, question)
+
+    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
+        """Summarise the substance of a dialogue."""
+        return self._ask(SUMMARISE_DIALOGUE, dialogue)
+
+    def tag_events(self, dialogue: Dialogue) -> EventTags:
+        """Tag the major events a dialogue mentions."""
+        return self._ask(TAG_EVENTS, dialogue)
+
+    def merge_event(self, update: EventUpdate) -> Storyline:
+        """Merge a new development into an event's storyline."""
+        return self._ask(MERGE_EVENT, update)
+
+    def judge_facts(self, pair: FactPair) -> FactJudgement:
+        """Judge how a new statement relates to an older one."""
+        return self._ask(JUDGE_FACTS, pair)
+
+    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
+        """Infer impressions from a statement and causal knowledge."""
+        return self._ask(INFER_IMPRESSIONS, question)
+
+    def _ask(self, task: Task[Output], question: BaseModel) -> Output:
+        """Send one task to the model and return its validated answer."""
+        return self._endpoint.complete(
+            task.name,
+            self._model,
+            [
+                {"role": "system", "content": f"{SYSTEM_RULES}\n\n{task.instructions}"},
+                {"role": "user", "content": question.model_dump_json()},
+            ],
+            task.output,
+        )

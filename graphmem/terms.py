@@ -1,0 +1,55 @@
+"""Content terms of a text, for English and Chinese: what the offline rules compare."""
+
+import re
+
+WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+STEM_LENGTH = 5
+"""English words are compared by their first five letters, so allergy and allergic match."""
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each even ever few
+    for from further get got had has have having he her here hers herself him himself his how i
+    i'd i'll i'm i've if in into is it it's its itself just let's like little me more most much
+    my myself no nor not now of off on once only or other our ours ourselves out over own really
+    same she should so some such than that that's the their theirs them themselves then there
+    there's these they this those through to too under until up very was we we're were what
+    when where which while who whom why will with would you you're your yours yourself today
+    yesterday tomorrow thing things something anything one two lot lots make makes made feel
+    felt think thought know knew want wanted see saw say said go went going come came take took
+    day days time times way well good new old
+    """.split()
+)
+HAN_STOPWORDS = frozenset(
+    "我们 你们 他们 她们 这个 那个 一个 什么 怎么 没有 已经 还是 就是 可以 今天 昨天 明天".split()
+)
+
+
+def terms(text: str) -> set[str]:
+    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams."""
+    lowered = text.lower()
+    found = {
+        word[:STEM_LENGTH]
+        for word in WORD.findall(lowered)
+        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
+    }
+    for run in HAN.findall(lowered):
+        if len(run) == 1:
+            found.add(run)
+        found.update(
+            run[start : start + 2]
+            for start in range(len(run) - 1)
+            if run[start : start + 2] not in HAN_STOPWORDS
+        )
+    return found
+
+
+def mentions(text: str, cue: str) -> bool:
+    """Whether a text mentions a cue (Chinese anywhere, English at a word start; short: whole)."""
+    lowered = text.lower()
+    if HAN.search(cue):
+        return cue in lowered
+    end = r"\b" if len(cue) <= 3 else ""
+    return re.search(r"\b" + re.escape(cue) + end, lowered) is not None
