@@ -46,8 +46,11 @@ def run_demo(settings: Settings, out: TextIO) -> None:
             print(f"day {day + 1}", file=out)
             for number, text in enumerate(messages):
                 at = DEMO_START + timedelta(days=day, minutes=10 * number)
-                memory.observe(DEMO_OWNER, text, message_id=f"d{day + 1}-m{number + 1}", at=at)
-                print(f"  observed [{at:%Y-%m-%d %H:%M}] {text}", file=out)
+                observed = memory.observe(
+                    DEMO_OWNER, text, message_id=f"d{day + 1}-m{number + 1}", at=at
+                )
+                labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
+                print(f"  observed [{at:%Y-%m-%d %H:%M}] ({labels or 'pending'}) {text}", file=out)
         for query in DEMO_QUERIES:
             print(f"\nrecall: {query}", file=out)
             for item in memory.recall(DEMO_OWNER, query, k=3).memories:

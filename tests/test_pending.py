@@ -1,0 +1,68 @@
+"""Nothing is lost when the model fails: turns are stored first, pending work completes later."""
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from pydantic import SecretStr
+
+from graphmem.cognition.openai import OpenAICognition
+from graphmem.embedding import CachedEmbedder
+from graphmem.memory import GraphMem
+from graphmem.openai_endpoint import OpenAIEndpoint
+from graphmem.store.base import Store
+from graphmem.testing import Reply, chat_reply, scripted_openai_server
+
+START = datetime(2026, 8, 1, 8, tzinfo=UTC)
+TURNS = [f"Day {number}: I walked {number} kilometres along the river." for number in range(12)]
+
+
+def model(body: dict[str, Any]) -> Reply:
+    """A stand-in language model: scores each item by its length."""
+    item = json.loads(body["messages"][-1]["content"])["item"]
+    return chat_reply(json.dumps({"score": min(len(item) / 10, 10), "reason": "length"}))
+
+
+def test_a_model_that_dies_mid_ingestion_loses_nothing(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    with scripted_openai_server(responder=model) as server:
+        port = server.port
+        endpoint = OpenAIEndpoint(
+            server.base_url,
+            SecretStr("sk-test"),
+            timeout_seconds=2,
+            max_retries=1,
+            backoff_seconds=0.01,
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        for number in range(4):
+            at = START + timedelta(hours=number)
+            assert not memory.observe(owner, TURNS[number], message_id=f"t{number}", at=at).pending
+    # The model server is gone: every turn is still stored, and marked pending.
+    for number in range(4, 10):
+        at = START + timedelta(hours=number)
+        observed = memory.observe(owner, TURNS[number], message_id=f"t{number}", at=at)
+        assert observed.pending
+        assert observed.memories == []
+    assert store.count_graph(owner).nodes["Turn"] == 10
+    assert [turn.id for turn in store.pending_turns(owner, 100)] == [f"t{n}" for n in range(4, 10)]
+    assert memory.complete_pending(owner) == 0
+
+    with scripted_openai_server(responder=model, port=port):
+        at = START + timedelta(hours=10)
+        observed = memory.observe(owner, TURNS[10], message_id="t10", at=at)
+        assert not observed.pending
+        assert len(store.pending_turns(owner, 100)) == 3  # three of six done by the way
+        assert memory.complete_pending(owner) == 3
+        again = memory.observe(owner, TURNS[10], message_id="t10", at=at)
+        assert (again.pending, again.memories) == (False, [])
+    endpoint.close()
+
+    counts = store.count_graph(owner)
+    assert counts.nodes == {"Turn": 11, "Memory": 11, "Event": 0, "Impression": 0}
+    assert counts.links == {"FROM": 11}
+    assert store.pending_turns(owner, 100) == []
+    usage = endpoint.accounting.by_operation()["label_attention"]
+    assert usage.failures == 7  # six observes and one complete_pending while the model was down
+    assert usage.calls == 4 + 7 + 1 + 6
