@@ -10,6 +10,7 @@ CREATE INDEX turn_owner IF NOT EXISTS FOR (n:Turn) ON (n.owner);
 CREATE INDEX memory_owner IF NOT EXISTS FOR (n:Memory) ON (n.owner);
 CREATE INDEX event_owner IF NOT EXISTS FOR (n:Event) ON (n.owner);
 CREATE INDEX impression_owner IF NOT EXISTS FOR (n:Impression) ON (n.owner);
+CREATE INDEX memory_owner_tier IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.tier);
 CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

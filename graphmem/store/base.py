@@ -1,11 +1,14 @@
 """The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it."""
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from graphmem.model import Embedding, Memory, Turn
+from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.tiers import TierPolicy
+from graphmem.model import Embedding, Link, Memory, Tier, Turn
 
 
 class SimilarMemory(BaseModel):
@@ -16,6 +19,19 @@ class SimilarMemory(BaseModel):
     memory: Memory
     similarity: float
     turns: list[Turn]
+
+
+class Woken(BaseModel):
+    """A node whose attention a recall raised: used itself, or woken as a neighbour."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    label: str
+    used: bool
+    short_term_gain: float
+    tier: Tier
+    """The node's tier after waking."""
 
 
 class GraphCounts(BaseModel):
@@ -43,9 +59,27 @@ class Store(Protocol):
         """The owner's turns whose memories are not derived yet, oldest first."""
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int
+        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
     ) -> list[SimilarMemory]:
-        """The owner's memories most similar to an embedding, best first (ties by id)."""
+        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
+
+    def link_memories(self, owner: str, links: Sequence[Link]) -> None:
+        """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
+
+    def wake(
+        self,
+        owner: str,
+        used: Sequence[str],
+        now: datetime,
+        attention: AttentionPolicy,
+        tiers: TierPolicy,
+    ) -> list[Woken]:
+        """Use memories and wake their neighbours (mechanisms.attention), all at once."""
+
+    def retier(
+        self, owner: str, now: datetime, attention: AttentionPolicy, tiers: TierPolicy
+    ) -> int:
+        """Sink memories whose attention faded or that overflow a tier; return the moves made."""
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label and edges per type."""

@@ -4,6 +4,7 @@ import functools
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -14,8 +15,10 @@ import neo4j.exceptions
 from pydantic import SecretStr
 
 from graphmem.errors import ConfigurationError, InvalidInputError, StoreError, StoreUnavailableError
-from graphmem.model import Attention, Embedding, Memory, Turn
-from graphmem.store.base import GraphCounts, SimilarMemory
+from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.tiers import TierPolicy
+from graphmem.model import Attention, Embedding, Link, Memory, Tier, Turn
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -88,6 +91,14 @@ def _memory_from(properties: Mapping[str, Any]) -> Memory:
     return Memory.model_validate(data)
 
 
+def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
+    """The attention half-lives in seconds, as the wake and re-tier statements take them."""
+    return {
+        "long_half_life": policy.long_term_half_life.total_seconds(),
+        "short_half_life": policy.short_term_half_life.total_seconds(),
+    }
+
+
 class Neo4jStore:
     """The store on a Neo4j server, reached over Bolt; every statement comes from cypher/."""
 
@@ -150,12 +161,12 @@ class Neo4jStore:
         return [_turn_from(row["turn"]) for row in rows]
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int
+        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
     ) -> list[SimilarMemory]:
-        """The owner's memories most similar to an embedding, best first (ties by id)."""
+        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
         rows = self._run(
             load_statement("find_similar_memories"),
-            {"owner": owner, "embedding": embedding, "limit": limit},
+            {"owner": owner, "embedding": embedding, "limit": limit, "deepest": int(deepest)},
             read=True,
         )
         return [
@@ -166,6 +177,55 @@ class Neo4jStore:
             )
             for row in rows
         ]
+
+    def link_memories(self, owner: str, links: Sequence[Link]) -> None:
+        """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
+        rows = [link.model_dump(mode="json") for link in links]
+        [result] = self._run(load_statement("link_memories"), {"owner": owner, "rows": rows})
+        if result["linked"] != len(rows):
+            raise StoreError(f"{len(rows) - result['linked']} edges name memories not stored")
+
+    def wake(
+        self,
+        owner: str,
+        used: Sequence[str],
+        now: datetime,
+        attention: AttentionPolicy,
+        tiers: TierPolicy,
+    ) -> list[Woken]:
+        """Use memories and wake their neighbours (mechanisms.attention), all at once."""
+        rows = self._run(
+            load_statement("wake"),
+            {
+                "owner": owner,
+                "ids": list(dict.fromkeys(used)),
+                "now": now,
+                "long_gain": attention.use_long_term,
+                "short_gain": attention.use_short_term,
+                "per_hop": attention.spread_per_hop,
+                "hops": attention.spread_hops,
+                "fan_out": attention.spread_fan_out,
+                **_half_lives(attention),
+                "floors": list(tiers.floors),
+            },
+        )
+        return [Woken.model_validate(row) for row in rows]
+
+    def retier(
+        self, owner: str, now: datetime, attention: AttentionPolicy, tiers: TierPolicy
+    ) -> int:
+        """Sink memories whose attention faded or that overflow a tier; return the moves made."""
+        common = {"owner": owner, "now": now, **_half_lives(attention)}
+        [sunk] = self._run_batched(
+            load_statement("retier_sink"), {**common, "floors": list(tiers.floors)}
+        )
+        moves = int(sunk["moved"] or 0)
+        for tier, capacity in enumerate(tiers.capacities):
+            [overflow] = self._run_batched(
+                load_statement("retier_overflow"), {**common, "tier": tier, "capacity": capacity}
+            )
+            moves += int(overflow["moved"])
+        return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label and edges per type."""
@@ -190,6 +250,16 @@ class Neo4jStore:
                 statement, parameters, database_=self._database, routing_=routing
             )
         return [record.data() for record in records]
+
+    def _run_batched(
+        self, statement: LiteralString, parameters: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """Run a statement that commits in batches (CALL {} IN TRANSACTIONS): auto-commit."""
+        with (
+            self._translated_errors(),
+            self._driver.session(database=self._database) as session,
+        ):
+            return [record.data() for record in session.run(statement, parameters)]
 
     @contextmanager
     def _translated_errors(self) -> Iterator[None]:

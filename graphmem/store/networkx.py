@@ -12,6 +12,7 @@ import json
 import os
 import threading
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,8 +20,26 @@ import networkx as nx
 import numpy as np
 
 from graphmem.errors import InvalidInputError, StoreError
-from graphmem.model import Embedding, Event, Impression, Link, LinkType, Memory, Node, Turn
-from graphmem.store.base import GraphCounts, SimilarMemory
+from graphmem.mechanisms.attention import (
+    AttentionPolicy,
+    NodeRef,
+    current_attention,
+    spread,
+    woken,
+)
+from graphmem.mechanisms.tiers import TierPolicy, tier_for
+from graphmem.model import (
+    Embedding,
+    Event,
+    Impression,
+    Link,
+    LinkType,
+    Memory,
+    Node,
+    Tier,
+    Turn,
+)
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken
 
 FORMAT = "graphmem-networkx"
 VERSION = 1
@@ -32,6 +51,8 @@ LABELS: dict[str, type[Node]] = {
 }
 NodeKey = tuple[str, str, str]
 """A node of the graph is keyed by (owner, label, id)."""
+WAKE_EDGES = (LinkType.RELATED.value, LinkType.CAUSES.value, LinkType.PART_OF.value)
+"""Regional wake-up spreads along these edges, in both directions."""
 
 
 class NetworkXStore:
@@ -96,11 +117,15 @@ class NetworkXStore:
             )
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int
+        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
     ) -> list[SimilarMemory]:
-        """The owner's memories most similar to an embedding, best first (ties by id)."""
+        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
         with self._lock:
-            memories = [node for node in self._nodes(owner, "Memory") if isinstance(node, Memory)]
+            memories = [
+                node
+                for node in self._nodes(owner, "Memory")
+                if isinstance(node, Memory) and node.tier <= deepest
+            ]
             if not memories:
                 return []
             matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
@@ -124,6 +149,107 @@ class NetworkXStore:
                 for turn_id in self._pending.get(owner, {})
             ]
             return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+
+    def link_memories(self, owner: str, links: Sequence[Link]) -> None:
+        """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
+        with self._lock:
+            for link in links:
+                for end in (link.source, link.target):
+                    if self._node(owner, "Memory", end) is None:
+                        raise StoreError(f"memory {end!r} of owner {owner} is not stored")
+            self._write(
+                {
+                    "op": "link_memories",
+                    "owner": owner,
+                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
+                }
+            )
+
+    def wake(
+        self,
+        owner: str,
+        used: Sequence[str],
+        now: datetime,
+        attention: AttentionPolicy,
+        tiers: TierPolicy,
+    ) -> list[Woken]:
+        """Use memories and wake their neighbours (mechanisms.attention), all at once."""
+        with self._lock:
+            sources = [
+                (memory_id, "Memory")
+                for memory_id in dict.fromkeys(used)
+                if self._node(owner, "Memory", memory_id) is not None
+            ]
+            gains = spread(sources, lambda node: self._wake_neighbours(owner, node), attention)
+            changed: list[Node] = []
+            result = []
+            for node_id, label in sources:
+                memory = self._graph.nodes[(owner, label, node_id)]["node"]
+                changed.append(
+                    memory.model_copy(
+                        update={
+                            "attention": woken(
+                                memory.attention,
+                                now,
+                                attention,
+                                long_term_gain=attention.use_long_term,
+                                short_term_gain=attention.use_short_term,
+                            ),
+                            "accessed_at": max(now, memory.accessed_at),
+                            "tier": Tier.HOT,
+                        }
+                    )
+                )
+                result.append(
+                    Woken(
+                        id=node_id,
+                        label=label,
+                        used=True,
+                        short_term_gain=attention.use_short_term,
+                        tier=Tier.HOT,
+                    )
+                )
+            for (node_id, label), gain in gains.items():
+                node = self._graph.nodes[(owner, label, node_id)]["node"]
+                raised = woken(
+                    node.attention, now, attention, long_term_gain=0.0, short_term_gain=gain
+                )
+                tier = min(node.tier, tier_for(current_attention(raised, now, attention), tiers))
+                changed.append(node.model_copy(update={"attention": raised, "tier": tier}))
+                result.append(
+                    Woken(id=node_id, label=label, used=False, short_term_gain=gain, tier=tier)
+                )
+            self._put(changed)
+            return sorted(result, key=lambda item: (item.label, item.id))
+
+    def retier(
+        self, owner: str, now: datetime, attention: AttentionPolicy, tiers: TierPolicy
+    ) -> int:
+        """Sink memories whose attention faded or that overflow a tier; return the moves made."""
+        with self._lock:
+            moved: dict[str, Memory] = {}
+            moves = 0
+            members: dict[Tier, list[tuple[float, Memory]]] = {tier: [] for tier in Tier}
+            for stored in self._nodes(owner, "Memory"):
+                assert isinstance(stored, Memory)
+                if stored.tier == Tier.DEEP:
+                    continue
+                level = current_attention(stored.attention, now, attention)
+                tier = max(stored.tier, tier_for(level, tiers))
+                memory = stored if tier == stored.tier else stored.model_copy(update={"tier": tier})
+                if memory is not stored:
+                    moved[memory.id] = memory
+                    moves += 1
+                members[tier].append((level, memory))
+            for tier, capacity in zip(Tier, tiers.capacities, strict=False):
+                ranked = sorted(members[tier], key=lambda pair: (-pair[0], pair[1].id))
+                for level, memory in ranked[capacity:]:
+                    lower = memory.model_copy(update={"tier": Tier(tier + 1)})
+                    moved[memory.id] = lower
+                    moves += 1
+                    members[Tier(tier + 1)].append((level, lower))
+            self._put(list(moved.values()))
+            return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label and edges per type."""
@@ -164,6 +290,34 @@ class NetworkXStore:
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
 
+    def _put(self, nodes: Sequence[Node]) -> None:
+        """Journal and apply new versions of existing nodes."""
+        if nodes:
+            self._write(
+                {
+                    "op": "put_nodes",
+                    "nodes": [
+                        {"label": type(node).__name__, "node": node.model_dump(mode="json")}
+                        for node in nodes
+                    ],
+                }
+            )
+
+    def _wake_neighbours(self, owner: str, node: NodeRef) -> list[tuple[NodeRef, float]]:
+        """Memories and events next to a node along wake-up edges, one entry per edge."""
+        node_id, label = node
+        key: NodeKey = (owner, label, node_id)
+        found = []
+        for source, target, edge_type, link in [
+            *self._graph.out_edges(key, keys=True, data="link"),
+            *self._graph.in_edges(key, keys=True, data="link"),
+        ]:
+            other = target if source == key else source
+            if edge_type in WAKE_EDGES and other[1] in ("Memory", "Event"):
+                weight = link.weight if link.weight is not None else link.sufficiency
+                found.append(((other[2], other[1]), 1.0 if weight is None else weight))
+        return found
+
     def _apply(self, change: dict[str, Any]) -> None:
         """Apply one journalled change to the graph; applying it twice changes nothing more."""
         if change["op"] == "save_turn":
@@ -180,6 +334,13 @@ class NetworkXStore:
                     "Turn",
                     Link(type=LinkType.FROM, source=memory.id, target=turn_id),
                 )
+        elif change["op"] == "link_memories":
+            for data in change["links"]:
+                self._add_link(change["owner"], "Memory", "Memory", Link.model_validate(data))
+        elif change["op"] == "put_nodes":
+            for item in change["nodes"]:
+                node = LABELS[item["label"]].model_validate(item["node"])
+                self._graph.nodes[(node.owner, item["label"], node.id)]["node"] = node
         else:
             raise StoreError(f"unknown change {change['op']!r} in the journal")
 

@@ -1,0 +1,25 @@
+// Purpose: move the owner's memories of one tier beyond its capacity one tier down, the least
+//          attended first (attention decayed as in graphmem/mechanisms/attention.py; ties by
+//          id). Runs in an auto-commit transaction (CALL {} IN TRANSACTIONS).
+// Parameters: $owner, $now, $long_half_life and $short_half_life (seconds), $tier (0-2),
+//             $capacity.
+// Returns: moved (how many memories moved down).
+MATCH (m:Memory {owner: $owner, tier: $tier})
+WITH m,
+     duration.inSeconds(m.attention_long_term_at, $now) AS long_elapsed,
+     duration.inSeconds(m.attention_short_term_at, $now) AS short_elapsed
+WITH m,
+     m.attention_long_term * 0.5 ^ (CASE
+       WHEN m.attention_long_term_at < $now
+       THEN (long_elapsed.seconds + long_elapsed.nanosecondsOfSecond / 1e9) / $long_half_life
+       ELSE 0.0 END)
+     + m.attention_short_term * 0.5 ^ (CASE
+       WHEN m.attention_short_term_at < $now
+       THEN (short_elapsed.seconds + short_elapsed.nanosecondsOfSecond / 1e9) / $short_half_life
+       ELSE 0.0 END) AS level
+ORDER BY level DESC, m.id ASC
+SKIP $capacity
+CALL (m) {
+  SET m.tier = $tier + 1
+} IN TRANSACTIONS OF 5000 ROWS
+RETURN count(*) AS moved

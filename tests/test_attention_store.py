@@ -1,0 +1,173 @@
+"""Wake-up, spreading, tiers and re-tiering through the store verbs, the same on both stores."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from graphmem.errors import StoreError
+from graphmem.mechanisms.attention import AttentionPolicy, current_attention
+from graphmem.mechanisms.tiers import TierPolicy
+from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
+from graphmem.store.base import Store, Woken
+
+START = datetime(2026, 9, 1, 8, tzinfo=UTC)
+POLICY = AttentionPolicy()
+TIERS = TierPolicy()
+
+
+def add(
+    store: Store,
+    owner: str,
+    name: str,
+    *,
+    level: float = 5.0,
+    tier: Tier = Tier.HOT,
+    at: datetime = START,
+    vector: list[float] | None = None,
+) -> Memory:
+    """Store a turn and one memory named `name` with this long-term attention and tier."""
+    turn = store.save_turn(Turn(id=f"turn-{name}", owner=owner, text=name, created_at=at))
+    memory = Memory(
+        id=name,
+        owner=owner,
+        text=f"memory {name}",
+        created_at=at,
+        kind=MemoryKind.OBSERVATION,
+        importance=level,
+        attention=Attention(long_term=level, long_term_at=at, short_term=0.0, short_term_at=at),
+        tier=tier,
+        embedding=vector if vector is not None else [1.0, 0.0, 0.0],
+        accessed_at=at,
+    )
+    store.save_memories(turn, [memory])
+    return memory
+
+
+def related(source: str, target: str, weight: float) -> Link:
+    return Link(type=LinkType.RELATED, source=source, target=target, weight=weight)
+
+
+def attention_of(store: Store, owner: str, name: str) -> Memory:
+    found = store.find_similar_memories(owner, [1.0, 0.0, 0.0], 1000)
+    return next(item.memory for item in found if item.memory.id == name)
+
+
+def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, owner: str) -> None:
+    for name in ["a", "b", "c", "d", "e"]:
+        add(store, owner, name, level=1.0, tier=Tier.DEEP)
+    store.link_memories(
+        owner,
+        [
+            related("a", "b", 0.8),
+            related("c", "b", 0.5),  # direction does not matter
+            related("a", "d", 0.2),
+            related("c", "e", 1.0),  # three hops from a: untouched
+            Link(type=LinkType.CAUSES, source="d", target="c", sufficiency=0.9),
+        ],
+    )
+    now = START + timedelta(days=1)
+    woken = store.wake(owner, ["a"], now, POLICY, TIERS)
+    gains = {item.id: item.short_term_gain for item in woken}
+    assert gains == pytest.approx(
+        {"a": 5.0, "b": 5 * 0.5 * 0.8, "c": 5 * 0.25 * 0.8 * 0.5, "d": 5 * 0.5 * 0.2}
+    )
+    assert [item.used for item in woken] == [True, False, False, False]
+    used = attention_of(store, owner, "a")
+    assert used.tier == Tier.HOT
+    assert used.accessed_at == now
+    decayed = 0.5 ** (1 / 30)
+    assert used.attention.long_term == pytest.approx(decayed + 1.0)
+    assert used.attention.short_term == pytest.approx(5.0)
+    b = attention_of(store, owner, "b")
+    assert b.attention.short_term == pytest.approx(2.0)
+    assert b.tier == Tier.WARM  # from tier 3: 0.98 long-term + 2.0 short-term reach 2.5
+    assert attention_of(store, owner, "e").attention.short_term == 0.0
+
+
+def test_a_hub_wakes_only_its_strongest_edges(store: Store, owner: str) -> None:
+    add(store, owner, "hub", level=1.0)
+    spokes = [f"s{number:02d}" for number in range(20)]
+    for name in spokes:
+        add(store, owner, name, level=1.0, tier=Tier.DEEP)
+    store.link_memories(
+        owner, [related("hub", name, 0.5 + n / 100) for n, name in enumerate(spokes)]
+    )
+    woken = store.wake(owner, ["hub"], START, POLICY, TIERS)
+    assert [item.id for item in woken if not item.used] == sorted(spokes[-POLICY.spread_fan_out :])
+
+
+def test_concurrent_paths_keep_the_largest_gain_and_used_nodes_gain_once(
+    store: Store, owner: str
+) -> None:
+    for name in ["a", "b", "x"]:
+        add(store, owner, name, level=1.0)
+    store.link_memories(
+        owner, [related("a", "x", 0.4), related("b", "x", 0.9), related("a", "b", 1.0)]
+    )
+    woken = {item.id: item for item in store.wake(owner, ["a", "b", "a"], START, POLICY, TIERS)}
+    assert woken["x"].short_term_gain == pytest.approx(5 * 0.5 * 0.9)
+    assert (woken["a"].used, woken["b"].used) == (True, True)
+    assert attention_of(store, owner, "a").attention.short_term == pytest.approx(5.0)
+
+
+def test_links_need_stored_memories(store: Store, owner: str) -> None:
+    add(store, owner, "a")
+    with pytest.raises(StoreError):
+        store.link_memories(owner, [related("a", "missing", 0.5)])
+
+
+def test_shallow_search_sees_only_the_hot_tier(store: Store, owner: str) -> None:
+    add(store, owner, "hot", tier=Tier.HOT)
+    add(store, owner, "warm", tier=Tier.WARM)
+    add(store, owner, "deep", tier=Tier.DEEP)
+
+    def found(deepest: Tier) -> list[str]:
+        return sorted(
+            item.memory.id for item in store.find_similar_memories(owner, [1.0, 0, 0], 10, deepest)
+        )
+
+    assert found(Tier.HOT) == ["hot"]
+    assert found(Tier.WARM) == ["hot", "warm"]
+    assert found(Tier.DEEP) == ["deep", "hot", "warm"]
+
+
+def test_retier_sinks_the_faded_and_the_overflow(store: Store, owner: str) -> None:
+    tiers = TierPolicy(capacities=(2, 10, 100))
+    for number, level in enumerate([9.0, 8.0, 7.0, 6.0]):
+        add(store, owner, f"strong{number}", level=level)
+    add(store, owner, "fading", level=6.0, tier=Tier.HOT)
+    later = START + timedelta(days=90)  # 6.0 fades to 0.75: tier 3
+    moves = store.retier(owner, later, POLICY, tiers)
+    tiers_now = {
+        item.memory.id: item.memory.tier
+        for item in store.find_similar_memories(owner, [1.0, 0, 0], 10)
+    }
+    # 9 -> 1.125, 8 -> 1.0, 7 -> 0.875, 6 -> 0.75 after 90 days: all sink by attention.
+    assert tiers_now == {
+        "strong0": Tier.COOL,
+        "strong1": Tier.COOL,
+        "strong2": Tier.DEEP,
+        "strong3": Tier.DEEP,
+        "fading": Tier.DEEP,
+    }
+    assert moves == 5
+    assert store.retier(owner, later, POLICY, tiers) == 0
+
+
+def test_retier_overflow_keeps_the_most_attended(store: Store, owner: str) -> None:
+    tiers = TierPolicy(capacities=(2, 10, 100))
+    for number, level in enumerate([9.0, 8.0, 7.0, 6.0]):
+        add(store, owner, f"m{number}", level=level)
+    assert store.retier(owner, START, POLICY, tiers) == 2
+    hot = sorted(
+        item.memory.id for item in store.find_similar_memories(owner, [1.0, 0, 0], 10, Tier.HOT)
+    )
+    assert hot == ["m0", "m1"]
+    level = current_attention(attention_of(store, owner, "m3").attention, START, POLICY)
+    assert level == pytest.approx(6.0)
+
+
+def test_wake_results_are_typed(store: Store, owner: str) -> None:
+    add(store, owner, "only")
+    [item] = store.wake(owner, ["only", "unknown"], START, POLICY, TIERS)
+    assert item == Woken(id="only", label="Memory", used=True, short_term_gain=5.0, tier=Tier.HOT)
