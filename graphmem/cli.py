@@ -51,10 +51,24 @@ def run_demo(settings: Settings, out: TextIO) -> None:
                 )
                 labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
                 print(f"  observed [{at:%Y-%m-%d %H:%M}] ({labels or 'pending'}) {text}", file=out)
+        at = DEMO_START + timedelta(days=len(DEMO_DAYS))
         for query in DEMO_QUERIES:
             print(f"\nrecall: {query}", file=out)
-            for item in memory.recall(DEMO_OWNER, query, k=3).memories:
-                print(f"  {item.similarity:.3f}  {item.memory.text}", file=out)
+            recall = memory.recall(DEMO_OWNER, query, k=3, at=at)
+            searches = " -> ".join(
+                f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
+                for attempt in recall.attempts
+            )
+            print(f"  searched {searches}", file=out)
+            for item in recall.memories:
+                print(f"  {item.score:.3f}  {item.memory.text}", file=out)
+                reasons = item.components
+                print(
+                    f"         relevance {reasons.relevance:.3f}, importance"
+                    f" {reasons.importance:.1f}, attention {reasons.attention:.1f},"
+                    f" recency {reasons.recency:.2f}",
+                    file=out,
+                )
     print(
         f"\ndone in {time.perf_counter() - started:.1f} s on the {settings.store} store", file=out
     )

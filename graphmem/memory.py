@@ -10,16 +10,34 @@ from typing import Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from graphmem.cognition.base import AttentionQuestion, Cognition, RelatedMemory
+from graphmem.cognition.base import AttentionLabel, AttentionQuestion, Cognition, RelatedMemory
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, initial_attention
-from graphmem.model import Memory, MemoryKind, Tier, Turn, check_owner, check_text
+from graphmem.mechanisms.tiers import TierPolicy, depth_for, tier_for
+from graphmem.model import (
+    Link,
+    LinkType,
+    Memory,
+    MemoryKind,
+    Tier,
+    Turn,
+    check_owner,
+    check_text,
+)
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint, ResponseCache
-from graphmem.store.base import Store
+from graphmem.retrieval import (
+    DEFAULT_PRESET,
+    PRESETS,
+    Components,
+    RecallPolicy,
+    Weights,
+    score,
+)
+from graphmem.store.base import SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import NetworkXStore
 
@@ -56,23 +74,52 @@ class Observation(BaseModel):
 
 
 class RecalledMemory(BaseModel):
-    """A recalled memory with why it was chosen and the turns it came from."""
+    """A recalled memory, the turns it came from, and why it was chosen.
+
+    `components` are the raw relevance (cosine), importance, current attention and recency;
+    `normalised` the same over the candidates; `score` their weighted sum.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     memory: Memory
-    similarity: float
     turns: list[Turn]
+    score: float
+    components: Components
+    normalised: Components
+
+
+class Attempt(BaseModel):
+    """One search of a recall: its motivation, how deep it looked, the best relevance found."""
+
+    model_config = ConfigDict(frozen=True)
+
+    motivation: float
+    depth: Tier
+    best_relevance: float | None
 
 
 class Recall(BaseModel):
-    """The answer to a recall: the owner's memories best related to the query, best first."""
+    """The answer to a recall: the owner's memories best related to the query, best first.
+
+    `attempts` has one entry per search: more than one means recall thought again with raised
+    motivation because the best relevance was too low. `woken` lists what the recall used and
+    woke (empty in peek mode).
+    """
 
     model_config = ConfigDict(frozen=True)
 
     owner: str
     query: str
+    motivation: float
+    attempts: list[Attempt]
     memories: list[RecalledMemory]
+    woken: list[Woken]
+
+    @property
+    def thought_again(self) -> bool:
+        """Whether recall searched more than once."""
+        return len(self.attempts) > 1
 
     def render(self) -> str:
         """A compact text of the recalled memories for a prompt, one line each."""
@@ -98,6 +145,13 @@ def _as_invalid_input() -> Iterator[None]:
         raise InvalidInputError(str(error)) from None
 
 
+def _aware(moment: datetime) -> datetime:
+    """Return a timezone-aware datetime unchanged, else raise ValueError."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("at must be timezone-aware")
+    return moment
+
+
 def _checked(check: Callable[[T], T], value: T) -> T:
     """Run a model check on caller input, reporting failure as InvalidInputError."""
     with _as_invalid_input():
@@ -116,13 +170,18 @@ class GraphMem:
         store: Store,
         embedder: Embedder,
         cognition: Cognition | None = None,
-        policy: AttentionPolicy | None = None,
+        *,
+        attention: AttentionPolicy | None = None,
+        tiers: TierPolicy | None = None,
+        recall_policy: RecallPolicy | None = None,
         accounting: Accounting | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._cognition = OfflineCognition() if cognition is None else cognition
-        self._policy = AttentionPolicy() if policy is None else policy
+        self._attention = AttentionPolicy() if attention is None else attention
+        self._tiers = TierPolicy() if tiers is None else tiers
+        self._recall = RecallPolicy() if recall_policy is None else recall_policy
         self.accounting = accounting
 
     @classmethod
@@ -208,22 +267,77 @@ class GraphMem:
             done += 1
         return done
 
-    def recall(self, owner: str, query: str, *, k: int = 10) -> Recall:
-        """The owner's k memories most related to the query, with their source turns."""
+    def recall(
+        self,
+        owner: str,
+        query: str,
+        *,
+        k: int = 10,
+        motivation: float | None = None,
+        weights: Weights | str = DEFAULT_PRESET,
+        peek: bool = False,
+        at: datetime | None = None,
+    ) -> Recall:
+        """The owner's k memories best related to the query, with their turns and reasons.
+
+        Motivation (0-10; by default the query's own attention label) sets how deep the search
+        goes; when the best relevance stays below the sufficiency threshold, recall thinks again
+        with raised motivation. The returned memories are used and wake their neighbours,
+        unless `peek` is set.
+        """
         _checked(check_owner, owner)
         _checked(check_text, query)
         if not 1 <= k <= MAX_RECALL:
             raise InvalidInputError(f"k is {k}; it must be between 1 and {MAX_RECALL}")
+        if motivation is not None and not 0 <= motivation <= 10:
+            raise InvalidInputError(f"motivation is {motivation}; it must be between 0 and 10")
+        if isinstance(weights, str) and weights not in PRESETS:
+            raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")
+        chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
+        now = _checked(_aware, at if at is not None else datetime.now(UTC))
         [embedding] = self._embedder.embed([query], "query")
-        found = self._store.find_similar_memories(owner, embedding, k)
+        if motivation is None:
+            motivation = self._motivation(owner, query, embedding, now)
+        attempts: list[Attempt] = []
+        while True:
+            depth = depth_for(motivation)
+            candidates = self._store.find_similar_memories(
+                owner, embedding, self._recall.candidates, depth
+            )
+            best = max((item.similarity for item in candidates), default=None)
+            attempts.append(Attempt(motivation=motivation, depth=depth, best_relevance=best))
+            sufficient = best is not None and best >= self._recall.sufficient_relevance
+            if sufficient or depth == Tier.DEEP or len(attempts) > self._recall.rethinks:
+                break
+            motivation = min(10.0, motivation + self._recall.rethink_motivation)
+        scored = score(candidates, now, chosen_weights, self._attention)[:k]
+        woken = []
+        if not peek and scored:
+            used = [item.memory.id for item in scored]
+            woken = self._store.wake(owner, used, now, self._attention, self._tiers)
         return Recall(
             owner=owner,
             query=query,
+            motivation=motivation,
+            attempts=attempts,
             memories=[
-                RecalledMemory(memory=item.memory, similarity=item.similarity, turns=item.turns)
-                for item in found
+                RecalledMemory(
+                    memory=item.memory,
+                    turns=item.turns,
+                    score=item.score,
+                    components=item.raw,
+                    normalised=item.normalised,
+                )
+                for item in scored
             ],
+            woken=woken,
         )
+
+    def retier(self, owner: str, *, at: datetime | None = None) -> int:
+        """Sink the owner's memories whose attention faded or that overflow a tier (cheap)."""
+        _checked(check_owner, owner)
+        now = _checked(_aware, at if at is not None else datetime.now(UTC))
+        return self._store.retier(owner, now, self._attention, self._tiers)
 
     def close(self) -> None:
         """Close the store (writing its last snapshot) and the embedder."""
@@ -241,25 +355,38 @@ class GraphMem:
     ) -> None:
         self.close()
 
+    def _label(
+        self, item: str, speaker: str, related: list[SimilarMemory], now: datetime
+    ) -> AttentionLabel:
+        """Ask the cognition how much attention an item deserves, given related memories."""
+        return self._cognition.label_attention(
+            AttentionQuestion(
+                item=item,
+                speaker=speaker,
+                working_memory=[
+                    RelatedMemory(
+                        text=found.memory.text,
+                        attention=current_attention(found.memory.attention, now, self._attention),
+                    )
+                    for found in related
+                ],
+            )
+        )
+
+    def _motivation(self, owner: str, query: str, embedding: list[float], now: datetime) -> float:
+        """A query's motivation: its attention label in the light of the hot tier."""
+        related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)
+        try:
+            return self._label(query, "query", related, now).score
+        except ModelError as error:
+            log.warning("recall uses the default motivation: %s", error)
+            return self._recall.default_motivation
+
     def _derive(self, turn: Turn) -> list[Memory]:
         """Embed a turn, label its attention in the light of related memories, store its memory."""
         [embedding] = self._embedder.embed([turn.text], "passage")
         related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY)
-        label = self._cognition.label_attention(
-            AttentionQuestion(
-                item=turn.text,
-                speaker=turn.speaker,
-                working_memory=[
-                    RelatedMemory(
-                        text=item.memory.text,
-                        attention=current_attention(
-                            item.memory.attention, turn.created_at, self._policy
-                        ),
-                    )
-                    for item in related
-                ],
-            )
-        )
+        label = self._label(turn.text, turn.speaker, related, turn.created_at)
         memory = Memory(
             id=str(uuid.uuid5(MEMORY_IDS, f"{turn.owner}\n{turn.id}\n{MemoryKind.OBSERVATION}")),
             owner=turn.owner,
@@ -268,11 +395,21 @@ class GraphMem:
             kind=MemoryKind.OBSERVATION,
             importance=label.score,
             attention=initial_attention(label.score, turn.created_at),
-            tier=Tier.HOT,
+            tier=tier_for(label.score, self._tiers),
             embedding=embedding,
             accessed_at=turn.created_at,
         )
-        self._store.save_memories(turn, [memory])
+        links = [
+            Link(
+                type=LinkType.RELATED,
+                source=memory.id,
+                target=related[relation.index].memory.id,
+                weight=relation.strength,
+            )
+            for relation in label.related
+            if relation.index < len(related)
+        ]
+        self._store.save_memories(turn, [memory], links)
         return [memory]
 
 

@@ -25,7 +25,7 @@ def run_demo(
 def recalled(output: str, query: str) -> list[str]:
     """The memory texts printed under one recall."""
     block = output.split(f"recall: {query}\n")[1].split("\n\n", maxsplit=1)[0]
-    return [line.split("  ", 2)[2] for line in block.splitlines()]
+    return [line.split("  ", 2)[2] for line in block.splitlines() if line[2].isdigit()]
 
 
 def check_demo_output(output: str) -> None:

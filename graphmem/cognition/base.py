@@ -60,8 +60,15 @@ class AttentionQuestion(Question):
     working_memory: list[RelatedMemory]
 
 
+class Relation(Answer):
+    """A working-memory item that a new item relates to."""
+
+    index: int = Field(ge=0, description="Position of the item in the working memory, from 0.")
+    strength: float = Field(gt=0, le=1, description="How closely they relate, from 0 to 1.")
+
+
 class AttentionLabel(Answer):
-    """How much attention a new item deserves."""
+    """How much attention a new item deserves, and which recalled memories it relates to."""
 
     score: float = Field(
         ge=0,
@@ -69,6 +76,11 @@ class AttentionLabel(Answer):
         description="Attention the new item deserves, 0 (ignore) to 10 (vital). Judge it in the"
         " light of the working memory: an ordinary-looking item that bears on a high-attention"
         " memory (half a glass of milk, for a user allergic to milk) deserves high attention.",
+    )
+    related: list[Relation] = Field(
+        default_factory=list,
+        description="The working-memory items the new item is about or bears on (the same"
+        " topic, a cause or a consequence); leave out the others.",
     )
     reason: str = Field(description="One short sentence: why this score.")
 

@@ -5,7 +5,9 @@ The rules (each number is a module constant):
   life events and strong feelings 7, plans 5, preferences 4), one point more when it speaks of the
   speaker themself, and BASE_SALIENCE when it has no cue. A recalled memory that shares a content
   term with the item passes on INHERITED_SHARE of its current attention, if that is more: so
-  "half a glass of milk" scores high only for a user whose milk allergy is in memory.
+  "half a glass of milk" scores high only for a user whose milk allergy is in memory. The item
+  relates to each recalled memory it shares a content term with, with strength the share of
+  the smaller text's terms that are common.
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues;
@@ -37,6 +39,7 @@ from graphmem.cognition.base import (
     Impression,
     Impressions,
     InferenceQuestion,
+    Relation,
     Storyline,
 )
 from graphmem.cognition.lexicon import (
@@ -109,8 +112,13 @@ class OfflineCognition:
         """Own salience, or the attention a related recalled memory passes on, if higher."""
         score, reason = salience(question.item)
         item_terms = terms(question.item)
-        for memory in question.working_memory:
-            shared = item_terms & terms(memory.text)
+        related = []
+        for index, memory in enumerate(question.working_memory):
+            memory_terms = terms(memory.text)
+            shared = item_terms & memory_terms
+            if shared:
+                strength = len(shared) / min(len(item_terms), len(memory_terms))
+                related.append(Relation(index=index, strength=round(strength, 3)))
             inherited = INHERITED_SHARE * min(memory.attention, 10.0)
             if shared and inherited > score:
                 score = inherited
@@ -118,7 +126,7 @@ class OfflineCognition:
                     f"bears on a memory of attention {memory.attention:.1f}"
                     f" ({shorten(memory.text, 60)}) through {', '.join(sorted(shared))}"
                 )
-        return AttentionLabel(score=round(score, 3), reason=reason)
+        return AttentionLabel(score=round(score, 3), related=related, reason=reason)
 
     def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
         """The most salient lines, in order, as they were said."""

@@ -52,8 +52,13 @@ class Store(Protocol):
     def save_turn(self, turn: Turn) -> Turn:
         """Store a turn unless its owner already has one with its id; return the stored turn."""
 
-    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
+    def save_memories(
+        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
+    ) -> None:
+        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+
+        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        """
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""

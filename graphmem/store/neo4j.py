@@ -135,8 +135,13 @@ class Neo4jStore:
         rows = self._run(load_statement("save_turn"), {"owner": turn.owner, "row": _turn_row(turn)})
         return _turn_from(rows[0]["turn"])
 
-    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
+    def save_memories(
+        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
+    ) -> None:
+        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+
+        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        """
         for memory in memories:
             if memory.owner != source.owner:
                 raise InvalidInputError(
@@ -148,6 +153,7 @@ class Neo4jStore:
                 "owner": source.owner,
                 "turn_id": source.id,
                 "rows": [_memory_row(memory) for memory in memories],
+                "links": [link.model_dump(mode="json") for link in links],
             },
         )
         if not rows:

@@ -97,8 +97,13 @@ class NetworkXStore:
             self._write({"op": "save_turn", "turn": turn.model_dump(mode="json")})
             return turn
 
-    def save_memories(self, source: Turn, memories: Sequence[Memory]) -> None:
-        """Store memories derived from a stored turn (FROM it) and clear its pending mark."""
+    def save_memories(
+        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
+    ) -> None:
+        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+
+        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        """
         for memory in memories:
             if memory.owner != source.owner:
                 raise InvalidInputError(
@@ -113,6 +118,7 @@ class NetworkXStore:
                     "owner": source.owner,
                     "turn_id": source.id,
                     "memories": [memory.model_dump(mode="json") for memory in memories],
+                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
                 }
             )
 
@@ -334,6 +340,11 @@ class NetworkXStore:
                     "Turn",
                     Link(type=LinkType.FROM, source=memory.id, target=turn_id),
                 )
+            for data in change.get("links", []):
+                link = Link.model_validate(data)
+                ends = [self._node(owner, "Memory", end) for end in (link.source, link.target)]
+                if None not in ends:
+                    self._add_link(owner, "Memory", "Memory", link)
         elif change["op"] == "link_memories":
             for data in change["links"]:
                 self._add_link(change["owner"], "Memory", "Memory", Link.model_validate(data))

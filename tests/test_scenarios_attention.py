@@ -1,0 +1,165 @@
+"""The attention scenarios of DESIGN.md on both stores, offline cognition, time passed in."""
+
+from datetime import UTC, datetime, timedelta
+
+from graphmem.embedding import CachedEmbedder
+from graphmem.memory import GraphMem
+from graphmem.model import Tier
+from graphmem.retrieval import RecallPolicy, Weights
+from graphmem.store.base import Store
+
+DAY = timedelta(days=1)
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+def texts(recall_result: object) -> list[str]:
+    return [item.memory.text for item in recall_result.memories]  # type: ignore[attr-defined]
+
+
+def test_fever_recalls_yesterdays_symptoms(memory: GraphMem, owner: str) -> None:
+    day_one = [
+        "My throat is sore and I've been tired all day.",
+        "We bought a new sofa for the living room.",
+        "My sister called about her new job.",
+        "I finished reading a novel about sailors.",
+    ]
+    for number, text in enumerate(day_one):
+        memory.observe(
+            owner, text, message_id=f"d1-{number}", at=START + number * timedelta(hours=1)
+        )
+    day_two = START + DAY
+    memory.observe(owner, "I started having a fever.", message_id="d2-0", at=day_two)
+    recall = memory.recall(owner, "I started having a fever", k=3, at=day_two)
+    assert "My throat is sore and I've been tired all day." in texts(recall)
+    assert recall.motivation >= 8  # a health complaint is worth a deep search
+
+
+def test_an_unused_memory_sinks_below_one_recalled_every_week(memory: GraphMem, owner: str) -> None:
+    memory.observe(owner, "I'm allergic to penicillin.", message_id="used", at=START)
+    memory.observe(owner, "I love hiking in the Alps every summer.", message_id="unused", at=START)
+    for week in range(1, 13):
+        recall = memory.recall(
+            owner, "Which medicine allergy do I have?", k=1, at=START + week * 7 * DAY
+        )
+        assert texts(recall) == ["I'm allergic to penicillin."]
+    later = START + 90 * DAY
+    memory.retier(owner, at=later)
+    tiers = {
+        item.memory.text: item.memory.tier
+        for item in memory.recall(
+            owner, "anything", k=10, motivation=10, peek=True, at=later
+        ).memories
+    }
+    assert tiers["I'm allergic to penicillin."] == Tier.HOT
+    assert tiers["I love hiking in the Alps every summer."] > Tier.HOT
+
+
+def dumpling_story(memory: GraphMem, owner: str) -> datetime:
+    """A recipe told long ago, then talk about dumplings; returns when the talk happens."""
+    memory.observe(
+        owner,
+        "Grandma's dumpling recipe uses pork, chives and ginger.",
+        message_id="recipe",
+        at=START,
+    )
+    talk = START + 120 * DAY
+    memory.retier(owner, at=talk)
+    memory.observe(owner, "I love making pork dumplings with chives.", message_id="t1", at=talk)
+    memory.observe(owner, "I love grandma's ginger dumplings best.", message_id="t2", at=talk)
+    return talk
+
+
+def test_thinking_about_a_topic_wakes_a_deep_memory_of_it(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    shallow_only = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
+    talk = dumpling_story(shallow_only, owner)
+    recipe = "Grandma's dumpling recipe uses pork, chives and ginger."
+    deep = shallow_only.recall(owner, "dumpling recipe", k=5, motivation=10, peek=True, at=talk)
+    assert (
+        next(item for item in deep.memories if item.memory.text == recipe).memory.tier == Tier.DEEP
+    )
+
+    control = owner + "-control"
+    dumpling_story(shallow_only, control)
+    unwoken = shallow_only.recall(
+        control, "What should I cook tonight?", k=5, motivation=0, at=talk
+    )
+    assert recipe not in texts(unwoken)
+
+    for minute in range(5):
+        at = talk + timedelta(minutes=minute)
+        shallow_only.recall(owner, "I love dumplings", k=2, motivation=0, at=at)
+    woken = shallow_only.recall(owner, "What should I cook tonight?", k=5, motivation=0, at=talk)
+    assert recipe in texts(woken)
+    assert woken.attempts[0].depth == Tier.HOT
+    assert not woken.thought_again
+
+
+def test_motivation_decides_how_deep_a_recall_reaches(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    once = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
+    once.observe(owner, "My passport number ends in 4471.", message_id="passport", at=START)
+    later = START + 200 * DAY
+    once.retier(owner, at=later)
+    once.observe(owner, "I'm worried about my exam tomorrow.", message_id="exam", at=later)
+    question = "What is my passport number?"
+
+    low = once.recall(owner, question, k=3, motivation=1, peek=True, at=later)
+    assert "My passport number ends in 4471." not in texts(low)
+    high = once.recall(owner, question, k=3, motivation=10, peek=True, at=later)
+    assert texts(high)[0] == "My passport number ends in 4471."
+
+    rethinking = GraphMem(store, embedder)
+    again = rethinking.recall(owner, question, k=3, motivation=1, peek=True, at=later)
+    assert again.thought_again
+    assert [attempt.depth for attempt in again.attempts] == [Tier.HOT, Tier.WARM, Tier.DEEP]
+    assert [attempt.motivation for attempt in again.attempts] == [1.0, 5.0, 9.0]
+    assert texts(again)[0] == "My passport number ends in 4471."
+
+
+def test_generative_agents_weights_and_recency(memory: GraphMem, owner: str) -> None:
+    morning = datetime(2023, 2, 13, 8, tzinfo=UTC)
+    diary = [
+        (0, "I'm planning a Valentine's Day party at Hobbs Cafe and ordered decorations for it."),
+        (1, "I gathered ideas for the party; I can't wait for it!"),
+        (4, "I cleaned my room."),
+        (12, "The fridge is empty."),
+    ]
+    for hours, text in diary:
+        memory.observe(owner, text, message_id=text, at=morning + timedelta(hours=hours))
+    evening = morning + timedelta(hours=13)
+    question = "What are you looking forward to?"
+    equal = memory.recall(
+        owner, question, k=3, motivation=10, weights="generative_agents", peek=True, at=evening
+    )
+    assert set(texts(equal)[:2]) == {diary[0][1], diary[1][1]}
+    assert texts(equal).index("The fridge is empty.") == 2
+    recent = memory.recall(
+        owner,
+        question,
+        k=3,
+        motivation=10,
+        weights=Weights(relevance=1, importance=1, recency=6),
+        peek=True,
+        at=evening,
+    )
+    assert texts(recent)[0] == "The fridge is empty."
+    for item in equal.memories:
+        assert 0.0 <= item.normalised.recency <= 1.0
+        assert item.components.recency == 0.995 ** (
+            (evening - item.memory.accessed_at).total_seconds() / 3600
+        )
+
+
+def test_peek_wakes_nothing_and_use_does(memory: GraphMem, store: Store, owner: str) -> None:
+    memory.observe(owner, "I'm allergic to penicillin.", message_id="a", at=START)
+    peeked = memory.recall(owner, "allergy", k=1, motivation=10, peek=True, at=START + DAY)
+    assert peeked.woken == []
+    [before] = peeked.memories
+    used = memory.recall(owner, "allergy", k=1, motivation=10, at=START + DAY)
+    assert [item.id for item in used.woken] == [before.memory.id]
+    after = memory.recall(owner, "allergy", k=1, motivation=10, peek=True, at=START + DAY)
+    assert after.memories[0].components.attention > before.components.attention
+    assert after.memories[0].memory.accessed_at == START + DAY
