@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -39,7 +39,7 @@ from graphmem.retrieval import (
 )
 from graphmem.store.base import SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
-from graphmem.store.networkx import NetworkXStore
+from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 
 MAX_RECALL = 100
 """The most memories one recall returns."""
@@ -102,9 +102,10 @@ class Attempt(BaseModel):
 class Recall(BaseModel):
     """The answer to a recall: the owner's memories best related to the query, best first.
 
-    `attempts` has one entry per search: more than one means recall thought again with raised
-    motivation because the best relevance was too low. `woken` lists what the recall used and
-    woke (empty in peek mode).
+    Together with `links` (the edges among the recalled memories) it is the related-context
+    subgraph. `attempts` has one entry per search: more than one means recall thought again with
+    raised motivation because the best relevance was too low. `woken` lists what the recall used
+    and woke (empty in peek mode).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -114,6 +115,7 @@ class Recall(BaseModel):
     motivation: float
     attempts: list[Attempt]
     memories: list[RecalledMemory]
+    links: list[Link]
     woken: list[Woken]
 
     @property
@@ -122,11 +124,32 @@ class Recall(BaseModel):
         return len(self.attempts) > 1
 
     def render(self) -> str:
-        """A compact text of the recalled memories for a prompt, one line each."""
-        return "\n".join(
-            f"- [{item.memory.created_at:%Y-%m-%d %H:%M}] {item.memory.text}"
+        """A compact text of the subgraph for a prompt: numbered memories, then their links."""
+        number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
+        lines = [
+            f"[{number[item.memory.id]}] {item.memory.created_at:%Y-%m-%d %H:%M} {item.memory.text}"
             for item in self.memories
-        )
+        ]
+        lines += [
+            f"[{number[link.source]}] {link.type} [{number[link.target]}]" for link in self.links
+        ]
+        return "\n".join(lines)
+
+    def to_networkx(self) -> MemoryGraph:
+        """The subgraph as a networkx multigraph: memories and turns, FROM and the links."""
+        nodes: list[tuple[str, dict[str, Any]]] = []
+        edges: list[tuple[str, str, str, dict[str, Any]]] = []
+        for item in self.memories:
+            key = f"Memory:{item.memory.id}"
+            attributes = item.memory.model_dump(exclude={"embedding", "attention"})
+            nodes.append((key, {**attributes, "label": "Memory", "score": item.score}))
+            for turn in item.turns:
+                nodes.append((f"Turn:{turn.id}", {**turn.model_dump(), "label": "Turn"}))
+                edges.append((key, f"Turn:{turn.id}", LinkType.FROM.value, {}))
+        for link in self.links:
+            extra = link.model_dump(include={"weight", "sufficiency"}, exclude_none=True)
+            edges.append((f"Memory:{link.source}", f"Memory:{link.target}", link.type.value, extra))
+        return multigraph(nodes, edges)
 
 
 @contextmanager
@@ -311,10 +334,11 @@ class GraphMem:
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
         scored = score(candidates, now, chosen_weights, self._attention)[:k]
+        chosen = [item.memory.id for item in scored]
+        links = self._store.links_among(owner, chosen) if chosen else []
         woken = []
-        if not peek and scored:
-            used = [item.memory.id for item in scored]
-            woken = self._store.wake(owner, used, now, self._attention, self._tiers)
+        if not peek and chosen:
+            woken = self._store.wake(owner, chosen, now, self._attention, self._tiers)
         return Recall(
             owner=owner,
             query=query,
@@ -330,6 +354,7 @@ class GraphMem:
                 )
                 for item in scored
             ],
+            links=links,
             woken=woken,
         )
 

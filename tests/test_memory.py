@@ -43,7 +43,7 @@ def test_yesterdays_symptoms_are_recalled_with_their_turns(memory: GraphMem, own
     for item in recall.memories:
         [turn] = item.turns
         assert (turn.owner, turn.text) == (owner, item.memory.text)
-    assert "] My throat is sore and I feel tired." in recall.render()
+    assert " My throat is sore and I feel tired.\n" in recall.render() + "\n"
 
 
 def test_chinese_is_recalled_like_english(memory: GraphMem, owner: str) -> None:

@@ -163,3 +163,27 @@ def test_peek_wakes_nothing_and_use_does(memory: GraphMem, store: Store, owner: 
     after = memory.recall(owner, "allergy", k=1, motivation=10, peek=True, at=START + DAY)
     assert after.memories[0].components.attention > before.components.attention
     assert after.memories[0].memory.accessed_at == START + DAY
+
+
+def test_recall_returns_a_subgraph_with_links_text_and_networkx(
+    memory: GraphMem, owner: str
+) -> None:
+    memory.observe(owner, "I'm allergic to milk.", message_id="allergy", at=START)
+    memory.observe(owner, "There's half a glass of milk on the table.", message_id="milk", at=START)
+    memory.observe(owner, "We sailed to Corsica last year.", message_id="sail", at=START)
+    recall = memory.recall(owner, "milk", k=2, motivation=10, peek=True, at=START)
+    ids = {item.memory.text: item.memory.id for item in recall.memories}
+    assert set(ids) == {"I'm allergic to milk.", "There's half a glass of milk on the table."}
+    [link] = recall.links
+    assert (link.type, link.source, link.target) == (
+        "RELATED",
+        ids["There's half a glass of milk on the table."],
+        ids["I'm allergic to milk."],
+    )
+    rendered = recall.render().splitlines()
+    assert rendered[-1] in ("[1] RELATED [2]", "[2] RELATED [1]")
+    graph = recall.to_networkx()
+    assert graph.number_of_nodes() == 4  # two memories and their two turns
+    assert sorted(key for _s, _t, key in graph.edges(keys=True)) == ["FROM", "FROM", "RELATED"]
+    allergy = "Memory:" + ids["I'm allergic to milk."]
+    assert graph.nodes[allergy]["text"] == "I'm allergic to milk."

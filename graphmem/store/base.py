@@ -68,6 +68,9 @@ class Store(Protocol):
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers down to `deepest` most similar to an embedding."""
 
+    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
+        """The edges between the given memories, ordered by type, source and target."""
+
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
 

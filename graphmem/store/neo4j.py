@@ -184,6 +184,13 @@ class Neo4jStore:
             for row in rows
         ]
 
+    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
+        """The edges between the given memories, ordered by type, source and target."""
+        rows = self._run(
+            load_statement("links_among"), {"owner": owner, "ids": list(ids)}, read=True
+        )
+        return [Link.model_validate(row) for row in rows]
+
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
         rows = [link.model_dump(mode="json") for link in links]

@@ -11,10 +11,10 @@ import fcntl
 import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeAlias
 
 import networkx as nx
 import numpy as np
@@ -51,6 +51,9 @@ LABELS: dict[str, type[Node]] = {
 }
 NodeKey = tuple[str, str, str]
 """A node of the graph is keyed by (owner, label, id)."""
+MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
+"""The graph `multigraph` returns, keyed by string (networkx is imported in this module only)."""
+
 WAKE_EDGES = (LinkType.RELATED.value, LinkType.CAUSES.value, LinkType.PART_OF.value)
 """Regional wake-up spreads along these edges, in both directions."""
 
@@ -61,7 +64,7 @@ class NetworkXStore:
     def __init__(self, path: Path | None = None, snapshot_every: int = 1000) -> None:
         self._path = path
         self._snapshot_every = snapshot_every
-        self._graph: nx.MultiDiGraph = nx.MultiDiGraph()
+        self._graph: nx.MultiDiGraph[NodeKey] = nx.MultiDiGraph()
         self._ids: dict[tuple[str, str], dict[str, None]] = {}
         self._pending: dict[str, dict[str, None]] = {}
         self._lock = threading.RLock()
@@ -155,6 +158,17 @@ class NetworkXStore:
                 for turn_id in self._pending.get(owner, {})
             ]
             return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+
+    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
+        """The edges between the given memories, ordered by type, source and target."""
+        with self._lock:
+            keys = {(owner, "Memory", memory_id) for memory_id in ids}
+            links: list[Link] = [
+                attributes["link"]
+                for source, target, attributes in self._graph.edges(data=True)
+                if source in keys and target in keys
+            ]
+            return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
@@ -483,9 +497,9 @@ class NetworkXStore:
                     "owner": source[0],
                     "source_label": source[1],
                     "target_label": target[1],
-                    "link": link.model_dump(mode="json", exclude_none=True),
+                    "link": attributes["link"].model_dump(mode="json", exclude_none=True),
                 }
-                for source, target, link in self._graph.edges(data="link")
+                for source, target, attributes in self._graph.edges(data=True)
             ],
         }
         temporary = self._path.with_name(self._path.name + ".tmp")
@@ -502,3 +516,15 @@ class NetworkXStore:
         self._journal.seek(0)
         self._journal.truncate()
         self._unsnapshotted = 0
+
+
+def multigraph(
+    nodes: Iterable[tuple[str, dict[str, Any]]],
+    edges: Iterable[tuple[str, str, str, dict[str, Any]]],
+) -> MemoryGraph:
+    """A networkx multigraph of (key, attributes) nodes and (source, target, type, attributes)."""
+    graph: MemoryGraph = nx.MultiDiGraph()
+    graph.add_nodes_from(nodes)
+    for source, target, edge_type, attributes in edges:
+        graph.add_edge(source, target, key=edge_type, type=edge_type, **attributes)
+    return graph
