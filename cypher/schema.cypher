@@ -1,5 +1,6 @@
 // Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, the memory
-//          vector index and a fulltext index over texts. Idempotent (IF NOT EXISTS).
+//          vector index and a fulltext index over memory texts (with the owner, so a query can
+//          be narrowed to one owner inside Lucene). Idempotent (IF NOT EXISTS).
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
 CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
@@ -14,5 +15,5 @@ CREATE INDEX memory_owner_tier IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.tier)
 CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
-CREATE FULLTEXT INDEX text_fulltext IF NOT EXISTS FOR (n:Turn|Memory|Event) ON EACH [n.text]
+CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.owner]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

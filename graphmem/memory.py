@@ -40,6 +40,7 @@ from graphmem.retrieval import (
 from graphmem.store.base import SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
+from graphmem.terms import terms
 
 MAX_RECALL = 100
 """The most memories one recall returns."""
@@ -324,16 +325,14 @@ class GraphMem:
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)
-            candidates = self._store.find_similar_memories(
-                owner, embedding, self._recall.candidates, depth
-            )
+            candidates = self._candidates(owner, query, embedding, depth)
             best = max((item.similarity for item in candidates), default=None)
             attempts.append(Attempt(motivation=motivation, depth=depth, best_relevance=best))
             sufficient = best is not None and best >= self._recall.sufficient_relevance
             if sufficient or depth == Tier.DEEP or len(attempts) > self._recall.rethinks:
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
-        scored = score(candidates, now, chosen_weights, self._attention)[:k]
+        scored = score(query, candidates, now, chosen_weights, self._attention)[:k]
         chosen = [item.memory.id for item in scored]
         links = self._store.links_among(owner, chosen) if chosen else []
         woken = []
@@ -379,6 +378,20 @@ class GraphMem:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+    def _candidates(
+        self, owner: str, query: str, embedding: list[float], depth: Tier
+    ) -> list[SimilarMemory]:
+        """The candidates of one search: the most similar memories and those sharing words."""
+        limit = self._recall.candidates
+        dense = self._store.find_similar_memories(owner, embedding, limit, depth)
+        lexical = self._store.find_memories_mentioning(
+            owner, sorted(terms(query)), embedding, limit, depth
+        )
+        pool = {item.memory.id: item for item in dense}
+        for item in lexical:
+            pool.setdefault(item.memory.id, item)
+        return list(pool.values())
 
     def _label(
         self, item: str, speaker: str, related: list[SimilarMemory], now: datetime

@@ -171,3 +171,35 @@ def test_wake_results_are_typed(store: Store, owner: str) -> None:
     add(store, owner, "only")
     [item] = store.wake(owner, ["only", "unknown"], START, POLICY, TIERS)
     assert item == Woken(id="only", label="Memory", used=True, short_term_gain=5.0, tier=Tier.HOT)
+
+
+def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, owner: str) -> None:
+    texts = {
+        "recipe": "Grandma's dumpling recipe uses pork.",
+        "bike": "I bought a new bike.",
+        "dinner": "Dumplings for dinner tonight!",
+        "milk": "我对牛奶过敏。",
+    }
+    for name, text in texts.items():
+        turn = store.save_turn(Turn(id=name, owner=owner, text=text, created_at=START))
+        memory = add(store, owner + "-unused", name)  # a twin owner's memory of the same id
+        store.save_memories(turn, [memory.model_copy(update={"owner": owner, "text": text})])
+    store.save_memories(
+        store.save_turn(Turn(id="deep", owner=owner, text="dumplings", created_at=START)),
+        [
+            add(store, owner + "-x", "deep", tier=Tier.DEEP).model_copy(
+                update={"owner": owner, "text": "Dumpling dough rests overnight."}
+            )
+        ],
+    )
+
+    def found(words: list[str], deepest: Tier = Tier.DEEP) -> list[str]:
+        hits = store.find_memories_mentioning(owner, words, [1.0, 0.0, 0.0], 10, deepest)
+        assert all(item.similarity == pytest.approx(1.0) for item in hits)
+        return sorted(item.memory.id for item in hits)
+
+    assert found(["dumpl"]) == ["deep", "dinner", "recipe"]
+    assert found(["dumpl"], Tier.COOL) == ["dinner", "recipe"]
+    assert found(["牛奶"]) == ["milk"]
+    assert found(["sailb"]) == []
+    assert store.find_memories_mentioning(owner + "-other", ["dumpl"], [1.0, 0, 0], 10) == []

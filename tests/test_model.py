@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
 from graphmem.model import MAX_TEXT_CHARS, Attention, Link, LinkType, Turn
+from graphmem.retrieval import bm25
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -73,3 +74,10 @@ def test_current_attention_sums_parts_with_their_own_half_lives() -> None:
     assert current_attention(attention, later, policy) == pytest.approx(expected)
     month = NOW + timedelta(days=30)
     assert current_attention(attention, month, policy) == pytest.approx(2.0, abs=1e-6)
+
+
+def test_bm25_rewards_rare_shared_terms() -> None:
+    documents = ["Grandma's dumpling recipe.", "I bought a bike.", "A bike and a dumpling."]
+    scores = bm25("dumpling recipe", documents)
+    assert scores[0] > scores[2] > scores[1] == 0.0
+    assert bm25("牛奶", ["我对牛奶过敏", "今天下雨"])[1] == 0.0

@@ -68,6 +68,20 @@ class Store(Protocol):
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers down to `deepest` most similar to an embedding."""
 
+    def find_memories_mentioning(
+        self,
+        owner: str,
+        terms: Sequence[str],
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """The owner's memories down to `deepest` best matching these content terms.
+
+        Terms are those of graphmem.terms; each memory comes with its similarity to the
+        embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
+        """
+
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
 

@@ -91,6 +91,30 @@ def _memory_from(properties: Mapping[str, Any]) -> Memory:
     return Memory.model_validate(data)
 
 
+MAX_SEARCH_TERMS = 32
+"""At most this many query terms go into one Lucene query."""
+
+
+def lucene_search(owner: str, terms: Sequence[str]) -> str:
+    """A Lucene query for one owner's memories holding any of the terms (as word prefixes).
+
+    Owners and terms are checked to hold no Lucene syntax (owner format; graphmem.terms yields
+    only letters, digits, apostrophes and Han characters), so nothing needs escaping; the owner
+    is matched again exactly after Lucene.
+    """
+    prefixes = " OR ".join(f"text:{term}*" for term in list(terms)[:MAX_SEARCH_TERMS])
+    return f'owner:"{owner}" AND ({prefixes})'
+
+
+def _similar_from(row: Mapping[str, Any]) -> SimilarMemory:
+    """A found memory from a result row with memory, similarity and turns."""
+    return SimilarMemory(
+        memory=_memory_from(row["memory"]),
+        similarity=row["similarity"],
+        turns=[_turn_from(turn) for turn in row["turns"]],
+    )
+
+
 def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
     """The attention half-lives in seconds, as the wake and re-tier statements take them."""
     return {
@@ -175,14 +199,35 @@ class Neo4jStore:
             {"owner": owner, "embedding": embedding, "limit": limit, "deepest": int(deepest)},
             read=True,
         )
-        return [
-            SimilarMemory(
-                memory=_memory_from(row["memory"]),
-                similarity=row["similarity"],
-                turns=[_turn_from(turn) for turn in row["turns"]],
-            )
-            for row in rows
-        ]
+        return [_similar_from(row) for row in rows]
+
+    def find_memories_mentioning(
+        self,
+        owner: str,
+        terms: Sequence[str],
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """The owner's memories down to `deepest` best matching these content terms.
+
+        Terms are those of graphmem.terms; each memory comes with its similarity to the
+        embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
+        """
+        if not terms:
+            return []
+        rows = self._run(
+            load_statement("find_memories_mentioning"),
+            {
+                "owner": owner,
+                "search": lucene_search(owner, terms),
+                "embedding": embedding,
+                "limit": limit,
+                "deepest": int(deepest),
+            },
+            read=True,
+        )
+        return [_similar_from(row) for row in rows]
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""

@@ -40,6 +40,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import GraphCounts, SimilarMemory, Woken
+from graphmem.terms import terms as content_terms
 
 FORMAT = "graphmem-networkx"
 VERSION = 1
@@ -67,6 +68,8 @@ class NetworkXStore:
         self._graph: nx.MultiDiGraph[NodeKey] = nx.MultiDiGraph()
         self._ids: dict[tuple[str, str], dict[str, None]] = {}
         self._pending: dict[str, dict[str, None]] = {}
+        self._mentions: dict[str, dict[str, set[str]]] = {}
+        """Per owner, the ids of the memories whose text holds each content term."""
         self._lock = threading.RLock()
         self._sequence = 0
         self._unsnapshotted = 0
@@ -135,20 +138,8 @@ class NetworkXStore:
                 for node in self._nodes(owner, "Memory")
                 if isinstance(node, Memory) and node.tier <= deepest
             ]
-            if not memories:
-                return []
-            matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
-            query = np.array(embedding, dtype=np.float64)
-            norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
-            similarities = (matrix @ query) / np.where(norms == 0.0, 1.0, norms)
-            ranked = sorted(
-                zip(similarities.tolist(), memories, strict=True),
-                key=lambda pair: (-pair[0], pair[1].id),
-            )[:limit]
-            return [
-                SimilarMemory(memory=memory, similarity=similarity, turns=self._turns_of(memory))
-                for similarity, memory in ranked
-            ]
+            found = self._similar(memories, embedding)
+            return sorted(found, key=lambda item: (-item.similarity, item.memory.id))[:limit]
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
@@ -158,6 +149,34 @@ class NetworkXStore:
                 for turn_id in self._pending.get(owner, {})
             ]
             return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+
+    def find_memories_mentioning(
+        self,
+        owner: str,
+        terms: Sequence[str],
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """The owner's memories down to `deepest` best matching these content terms.
+
+        Terms are those of graphmem.terms; each memory comes with its similarity to the
+        embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
+        """
+        with self._lock:
+            index = self._mentions.get(owner, {})
+            matched: dict[str, int] = {}
+            for term in dict.fromkeys(terms):
+                for memory_id in index.get(term, ()):
+                    matched[memory_id] = matched.get(memory_id, 0) + 1
+            memories = [
+                memory
+                for memory_id in matched
+                if isinstance(memory := self._node(owner, "Memory", memory_id), Memory)
+                and memory.tier <= deepest
+            ]
+            best = sorted(memories, key=lambda memory: (-matched[memory.id], memory.id))[:limit]
+            return self._similar(best, embedding)
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
@@ -310,6 +329,19 @@ class NetworkXStore:
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
 
+    def _similar(self, memories: Sequence[Memory], embedding: Embedding) -> list[SimilarMemory]:
+        """Memories with their cosine similarity to an embedding and their turns, in order."""
+        if not memories:
+            return []
+        matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
+        query = np.array(embedding, dtype=np.float64)
+        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
+        similarities = (matrix @ query) / np.where(norms == 0.0, 1.0, norms)
+        return [
+            SimilarMemory(memory=memory, similarity=similarity, turns=self._turns_of(memory))
+            for similarity, memory in zip(similarities.tolist(), memories, strict=True)
+        ]
+
     def _put(self, nodes: Sequence[Node]) -> None:
         """Journal and apply new versions of existing nodes."""
         if nodes:
@@ -378,6 +410,10 @@ class NetworkXStore:
             self._ids.setdefault((node.owner, label), {})[node.id] = None
             if isinstance(node, Turn) and node.pending:
                 self._pending.setdefault(node.owner, {})[node.id] = None
+            if isinstance(node, Memory):
+                index = self._mentions.setdefault(node.owner, {})
+                for term in content_terms(node.text):
+                    index.setdefault(term, set()).add(node.id)
 
     def _clear_pending(self, owner: str, turn_id: str) -> None:
         """Mark a turn's memories as derived."""
