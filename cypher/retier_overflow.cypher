@@ -1,6 +1,7 @@
 // Purpose: move the owner's memories of one tier beyond its capacity one tier down, the least
 //          attended first (attention decayed as in graphmem/mechanisms/attention.py; ties by
-//          id). Runs in an auto-commit transaction (CALL {} IN TRANSACTIONS).
+//          id), without the label Hot (the mirror of tier 0). Runs in an auto-commit
+//          transaction (CALL {} IN TRANSACTIONS).
 // Parameters: $owner, $now, $long_half_life and $short_half_life (seconds), $tier (0-2),
 //             $capacity.
 // Returns: moved (how many memories moved down).
@@ -21,5 +22,6 @@ ORDER BY level DESC, m.id ASC
 SKIP $capacity
 CALL (m) {
   SET m.tier = $tier + 1
+  REMOVE m:Hot
 } IN TRANSACTIONS OF 5000 ROWS
 RETURN count(*) AS moved

@@ -1,5 +1,6 @@
 // Purpose: sink the owner's memories of tiers 0-2 whose current attention (decayed as in
-//          graphmem/mechanisms/attention.py) is below their tier's floor, in batches.
+//          graphmem/mechanisms/attention.py) is below their tier's floor, in batches; a sunk
+//          memory loses the label Hot (the mirror of tier 0).
 //          Runs in an auto-commit transaction (CALL {} IN TRANSACTIONS).
 // Parameters: $owner, $now, $long_half_life and $short_half_life (seconds), $floors (least
 //             attention of tiers 0, 1 and 2).
@@ -22,6 +23,7 @@ CALL (m) {
   WITH m, size([floor IN $floors WHERE level < floor]) AS fits
   WHERE fits > m.tier
   SET m.tier = fits
+  REMOVE m:Hot
   RETURN count(*) AS sunk
 } IN TRANSACTIONS OF 5000 ROWS
 RETURN sum(sunk) AS moved

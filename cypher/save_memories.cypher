@@ -1,4 +1,6 @@
-// Purpose: store memories derived from one stored turn, each linked (m)-[:FROM]->(t), add edges
+// Purpose: store memories derived from one stored turn, each linked (m)-[:FROM]->(t) (tier-0
+//          memories also labelled Hot, the mirror of tier 0 that the hot fulltext index covers),
+//          add edges
 //          between the owner's memories (one per type and pair; ends not stored are skipped),
 //          and clear the turn's pending mark, in one transaction. Idempotent: a memory whose
 //          (owner, id) exists keeps its stored properties. Edge types come from graphmem's
@@ -12,6 +14,9 @@ CALL (t) {
   MERGE (m:Memory {owner: $owner, id: row.id})
   ON CREATE SET m += row
   MERGE (m)-[:FROM]->(t)
+  WITH m
+  WHERE m.tier = 0
+  SET m:Hot
 }
 CALL () {
   UNWIND $links AS link

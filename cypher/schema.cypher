@@ -1,6 +1,7 @@
 // Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, the memory
-//          vector index and a fulltext index over memory texts (with the owner, so a query can
-//          be narrowed to one owner inside Lucene). Idempotent (IF NOT EXISTS).
+//          vector index, and fulltext indexes over memory texts (with the owner, so a query can
+//          be narrowed to one owner inside Lucene): one over all memories, one over the label
+//          Hot that mirrors tier 0, so a shallow search never reads deeper tiers. Idempotent.
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
 CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
@@ -16,4 +17,6 @@ CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.owner]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+CREATE FULLTEXT INDEX hot_memory_text IF NOT EXISTS FOR (n:Hot) ON EACH [n.text, n.owner]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};

@@ -4,7 +4,8 @@
 //          RELATED, CAUSES and PART_OF edges either way, up to $hops (0-2) hops, following from
 //          each node only its $fan_out strongest edges (weight, else sufficiency, else 1; ties
 //          by id): short-term gain $short_gain * $per_hop^hop * the edge weights, the largest
-//          over all paths; each rises to the tier its new attention reaches. Each node's write
+//          over all paths; each rises to the tier its new attention reaches (memories of tier 0
+//          carry the label Hot, the mirror the hot fulltext index covers). Each node's write
 //          lock is taken before its attention is read, so concurrent recalls lose no update.
 // Parameters: $owner, $ids (used memory ids), $now, $long_gain, $short_gain, $per_hop, $hops,
 //             $fan_out, $long_half_life and $short_half_life (seconds), $floors (least
@@ -19,7 +20,7 @@ CALL (used) {
     MATCH (u)-[r:RELATED|CAUSES|PART_OF]-(n:Memory|Event {owner: $owner})
     WHERE $hops >= 1
     WITH n, coalesce(r.weight, r.sufficiency, 1.0) AS w
-    ORDER BY w DESC, n.id, labels(n)[0]
+    ORDER BY w DESC, n.id, CASE WHEN n:Memory THEN 'Memory' ELSE 'Event' END
     LIMIT $fan_out
     RETURN n, w
   }
@@ -33,7 +34,7 @@ CALL (first) {
   CALL (m) {
     MATCH (m)-[r:RELATED|CAUSES|PART_OF]-(n:Memory|Event {owner: $owner})
     WITH n, coalesce(r.weight, r.sufficiency, 1.0) AS w
-    ORDER BY w DESC, n.id, labels(n)[0]
+    ORDER BY w DESC, n.id, CASE WHEN n:Memory THEN 'Memory' ELSE 'Event' END
     LIMIT $fan_out
     RETURN n, w
   }
@@ -59,7 +60,8 @@ CALL (used) {
       u.attention_short_term_at = CASE
         WHEN u.attention_short_term_at < $now THEN $now ELSE u.attention_short_term_at END,
       u.accessed_at = CASE WHEN u.accessed_at < $now THEN $now ELSE u.accessed_at END,
-      u.tier = 0
+      u.tier = 0,
+      u:Hot
   RETURN collect({id: u.id, label: 'Memory', used: true, gain: $short_gain, tier: 0}) AS uses
 }
 CALL (used, first, second) {
@@ -85,7 +87,9 @@ CALL (used, first, second) {
   WITH n, gain,
        size([floor IN $floors WHERE n.attention_long_term + n.attention_short_term < floor]) AS fits
   SET n.tier = CASE WHEN fits < n.tier THEN fits ELSE n.tier END
-  RETURN collect({id: n.id, label: labels(n)[0], used: false, gain: gain, tier: n.tier}) AS wakes
+  FOREACH (hot IN CASE WHEN n:Memory AND n.tier = 0 THEN [n] ELSE [] END | SET hot:Hot)
+  WITH n, gain, CASE WHEN n:Memory THEN 'Memory' ELSE 'Event' END AS label
+  RETURN collect({id: n.id, label: label, used: false, gain: gain, tier: n.tier}) AS wakes
 }
 UNWIND uses + wakes AS row
 RETURN row.id AS id, row.label AS label, row.used AS used, row.gain AS short_term_gain,

@@ -203,3 +203,27 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
     assert found(["牛奶"]) == ["milk"]
     assert found(["sailb"]) == []
     assert store.find_memories_mentioning(owner + "-other", ["dumpl"], [1.0, 0, 0], 10) == []
+
+
+def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
+    store: Store, owner: str
+) -> None:
+    add(store, owner, "deep", level=0.5, tier=Tier.DEEP)
+    turn = store.save_turn(Turn(id="kite", owner=owner, text="kite", created_at=START))
+    kite = add(store, owner + "-twin", "kite").model_copy(
+        update={"owner": owner, "text": "We flew a kite at the beach.", "tier": Tier.DEEP}
+    )
+    store.save_memories(turn, [kite])
+
+    def shallow() -> list[str]:
+        hits = store.find_memories_mentioning(owner, ["kite"], [1.0, 0, 0], 10, Tier.HOT)
+        return [item.memory.id for item in hits]
+
+    assert shallow() == []
+    store.wake(owner, ["kite"], START, POLICY, TIERS)
+    assert shallow() == ["kite"]
+    store.retier(owner, START + timedelta(days=60), POLICY, TIERS)
+    assert shallow() == []
+    assert [
+        m.memory.id for m in store.find_memories_mentioning(owner, ["kite"], [1.0, 0, 0], 10)
+    ] == ["kite"]

@@ -220,6 +220,7 @@ class Neo4jStore:
             load_statement("find_memories_mentioning"),
             {
                 "owner": owner,
+                "index": "hot_memory_text" if deepest == Tier.HOT else "memory_text",
                 "search": lucene_search(owner, terms),
                 "embedding": embedding,
                 "limit": limit,
