@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from graphmem.embedding import CachedEmbedder
-from graphmem.errors import StoreError
+from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
-from graphmem.model import Memory, MemoryKind, Tier, Turn
+from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.base import SimilarMemory, Store
 from graphmem.store.networkx import NetworkXStore
 
@@ -178,3 +178,22 @@ def test_a_turn_is_pending_until_its_memories_are_saved(
     [found] = store.find_similar_memories(owner, make_memory(older, embedder).embedding, 1)
     assert found.turns == [older.model_copy(update={"pending": False})]
     assert store.pending_turns(owner + "-b", 10) == []
+
+
+def test_a_bulk_load_stores_turns_memories_and_edges_once(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turns = [make_turn(owner, number, text) for number, text in enumerate(TEXTS)]
+    memories = [(turn.id, make_memory(turn, embedder)) for turn in turns]
+    links = [Link(type=LinkType.RELATED, source="mem-msg-0", target="mem-msg-1", weight=0.5)]
+    store.load(owner, turns, memories, links)
+    store.load(owner, turns, memories, links)
+    counts = store.count_graph(owner)
+    assert counts.nodes == {"Turn": 5, "Memory": 5, "Event": 0, "Impression": 0}
+    assert counts.links == {"FROM": 5, "RELATED": 1}
+    [query] = embedder.embed(["Can I drink milk?"], "query")
+    [best] = store.find_similar_memories(owner, query, 1)
+    assert best.memory == memories[0][1]
+    assert best.turns == [turns[0]]
+    with pytest.raises(InvalidInputError, match="belongs to"):
+        store.load(owner + "-b", turns, [], [])

@@ -6,9 +6,10 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Embedding, Link, Memory, Tier, Turn
+from graphmem.model import Embedding, Link, Memory, Node, Tier, Turn
 
 
 class SimilarMemory(BaseModel):
@@ -43,6 +44,15 @@ class GraphCounts(BaseModel):
     links: dict[str, int]
 
 
+def require_owner(owner: str, nodes: Sequence[Node]) -> None:
+    """Refuse nodes of another owner than the one a verb works for."""
+    for node in nodes:
+        if node.owner != owner:
+            raise InvalidInputError(
+                f"{type(node).__name__} {node.id} belongs to {node.owner}, not {owner}"
+            )
+
+
 class Store(Protocol):
     """Where an owner's graph lives; every verb is scoped to one owner."""
 
@@ -58,6 +68,18 @@ class Store(Protocol):
         """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        """
+
+    def load(
+        self,
+        owner: str,
+        turns: Sequence[Turn],
+        memories: Sequence[tuple[str, Memory]],
+        links: Sequence[Link],
+    ) -> None:
+        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+
+        One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
         """
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:

@@ -14,11 +14,11 @@ import neo4j
 import neo4j.exceptions
 from pydantic import SecretStr
 
-from graphmem.errors import ConfigurationError, InvalidInputError, StoreError, StoreUnavailableError
+from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Embedding, Link, Memory, Tier, Turn
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken, require_owner
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -166,11 +166,7 @@ class Neo4jStore:
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
         """
-        for memory in memories:
-            if memory.owner != source.owner:
-                raise InvalidInputError(
-                    f"memory {memory.id} belongs to {memory.owner}, its turn to {source.owner}"
-                )
+        require_owner(source.owner, memories)
         rows = self._run(
             load_statement("save_memories"),
             {
@@ -182,6 +178,30 @@ class Neo4jStore:
         )
         if not rows:
             raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+
+    def load(
+        self,
+        owner: str,
+        turns: Sequence[Turn],
+        memories: Sequence[tuple[str, Memory]],
+        links: Sequence[Link],
+    ) -> None:
+        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+
+        One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
+        """
+        require_owner(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        self._run(
+            load_statement("load"),
+            {
+                "owner": owner,
+                "turns": [_turn_row(turn) for turn in turns],
+                "memories": [
+                    {"turn_id": turn_id, "row": _memory_row(memory)} for turn_id, memory in memories
+                ],
+                "links": [link.model_dump(mode="json") for link in links],
+            },
+        )
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""

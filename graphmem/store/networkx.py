@@ -19,7 +19,7 @@ from typing import IO, Any, TypeAlias
 import networkx as nx
 import numpy as np
 
-from graphmem.errors import InvalidInputError, StoreError
+from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import (
     AttentionPolicy,
     NodeRef,
@@ -39,7 +39,7 @@ from graphmem.model import (
     Tier,
     Turn,
 )
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken, require_owner
 from graphmem.terms import terms as content_terms
 
 FORMAT = "graphmem-networkx"
@@ -110,11 +110,7 @@ class NetworkXStore:
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
         """
-        for memory in memories:
-            if memory.owner != source.owner:
-                raise InvalidInputError(
-                    f"memory {memory.id} belongs to {memory.owner}, its turn to {source.owner}"
-                )
+        require_owner(source.owner, memories)
         with self._lock:
             if self._node(source.owner, "Turn", source.id) is None:
                 raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
@@ -140,6 +136,32 @@ class NetworkXStore:
             ]
             found = self._similar(memories, embedding)
             return sorted(found, key=lambda item: (-item.similarity, item.memory.id))[:limit]
+
+    def load(
+        self,
+        owner: str,
+        turns: Sequence[Turn],
+        memories: Sequence[tuple[str, Memory]],
+        links: Sequence[Link],
+    ) -> None:
+        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+
+        One journal entry; idempotent by id; for imports and benchmarks, not for `observe`.
+        """
+        require_owner(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        with self._lock:
+            self._write(
+                {
+                    "op": "load",
+                    "owner": owner,
+                    "turns": [turn.model_dump(mode="json") for turn in turns],
+                    "memories": [
+                        {"turn_id": turn_id, "memory": memory.model_dump(mode="json")}
+                        for turn_id, memory in memories
+                    ],
+                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
+                }
+            )
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
@@ -386,11 +408,22 @@ class NetworkXStore:
                     "Turn",
                     Link(type=LinkType.FROM, source=memory.id, target=turn_id),
                 )
-            for data in change.get("links", []):
-                link = Link.model_validate(data)
-                ends = [self._node(owner, "Memory", end) for end in (link.source, link.target)]
-                if None not in ends:
-                    self._add_link(owner, "Memory", "Memory", link)
+            self._add_memory_links(owner, change.get("links", []))
+        elif change["op"] == "load":
+            owner = change["owner"]
+            for data in change["turns"]:
+                self._add_node(Turn.model_validate(data))
+            for item in change["memories"]:
+                memory = Memory.model_validate(item["memory"])
+                if self._node(owner, "Turn", item["turn_id"]) is not None:
+                    self._add_node(memory)
+                    self._add_link(
+                        owner,
+                        "Memory",
+                        "Turn",
+                        Link(type=LinkType.FROM, source=memory.id, target=item["turn_id"]),
+                    )
+            self._add_memory_links(owner, change["links"])
         elif change["op"] == "link_memories":
             for data in change["links"]:
                 self._add_link(change["owner"], "Memory", "Memory", Link.model_validate(data))
@@ -414,6 +447,14 @@ class NetworkXStore:
                 index = self._mentions.setdefault(node.owner, {})
                 for term in content_terms(node.text):
                     index.setdefault(term, set()).add(node.id)
+
+    def _add_memory_links(self, owner: str, links: list[dict[str, Any]]) -> None:
+        """Add journalled edges between memories, skipping those whose ends are not stored."""
+        for data in links:
+            link = Link.model_validate(data)
+            ends = [self._node(owner, "Memory", end) for end in (link.source, link.target)]
+            if None not in ends:
+                self._add_link(owner, "Memory", "Memory", link)
 
     def _clear_pending(self, owner: str, turn_id: str) -> None:
         """Mark a turn's memories as derived."""
