@@ -4,7 +4,7 @@
 // Parameters: $owner, $index (hot_memory_text for a search of tier 0 only, else memory_text),
 //             $search (a Lucene query built by graphmem from the query's terms: the owner as a
 //             phrase, the terms as prefixes), $embedding, $limit, $deepest (0-3).
-// Returns: memory (properties), similarity (cosine in [-1, 1]), turns (list of turn properties),
+// Returns: memory (properties, embedding left out), similarity (cosine in [-1, 1]), turns (list of turn properties),
 //          match (Lucene's score). Lucene is asked for 4 x $limit hits, as deeper tiers are
 //          filtered out after it.
 CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
@@ -18,6 +18,6 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*}) AS turns
 }
-RETURN m {.*} AS memory, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
+RETURN m {.*, embedding: null} AS memory, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
        turns, score AS match
 ORDER BY match DESC, memory.id ASC

@@ -4,11 +4,12 @@
 //          RELATED, CAUSES and PART_OF edges either way, up to $hops (0-2) hops, following from
 //          each node only its $fan_out strongest edges (weight, else sufficiency, else 1; ties
 //          by id): short-term gain $short_gain * $per_hop^hop * the edge weights, the largest
-//          over all paths; each rises to the tier its new attention reaches (memories of tier 0
-//          carry the label Hot, the mirror the hot fulltext index covers). Each node's write
-//          lock is taken before its attention is read, so concurrent recalls lose no update.
+//          over all paths, dropped below $min_gain (and then not spread further); each rises
+//          to the tier its new attention reaches (memories of tier 0 carry the label Hot, the
+//          mirror the hot fulltext index covers). Each node's write lock is taken before its
+//          attention is read, so concurrent recalls lose no update.
 // Parameters: $owner, $ids (used memory ids), $now, $long_gain, $short_gain, $per_hop, $hops,
-//             $fan_out, $long_half_life and $short_half_life (seconds), $floors (least
+//             $fan_out, $min_gain, $long_half_life and $short_half_life (seconds), $floors (least
 //             attention of tiers 0, 1 and 2).
 // Returns: id, label, used, short_term_gain, tier; one row per node whose attention rose.
 MATCH (u:Memory {owner: $owner})
@@ -25,6 +26,7 @@ CALL (used) {
     RETURN n, w
   }
   WITH n, max($short_gain * $per_hop * w) AS gain
+  WHERE gain >= $min_gain
   RETURN collect({node: n, gain: gain}) AS first
 }
 CALL (first) {
@@ -39,6 +41,7 @@ CALL (first) {
     RETURN n, w
   }
   WITH n, max(amount * $per_hop * w) AS gain
+  WHERE gain >= $min_gain
   RETURN collect({node: n, gain: gain}) AS second
 }
 CALL (used) {

@@ -135,14 +135,18 @@ class Turn(Node):
 
 
 class Memory(Node):
-    """A statement the agent keeps, with its importance, attention, tier, belief and embedding."""
+    """A statement the agent keeps, with its importance, attention, tier, belief and embedding.
+
+    Every stored memory has its embedding; memories found by a search come without it (None):
+    callers never need it, and 384 or more floats a memory would dominate a recall's cost.
+    """
 
     kind: MemoryKind
     importance: Score
     attention: Attention
     tier: Tier
     belief: Probability | None = None
-    embedding: Embedding
+    embedding: Embedding | None
     accessed_at: Moment
 
 

@@ -78,8 +78,9 @@ def test_memories_round_trip_with_every_field(
         turn, embedder, belief=0.8, tier=Tier.COOL, kind=MemoryKind.FACT, importance=7.5
     )
     store.save_memories(turn, [memory])
+    assert memory.embedding is not None
     [found] = store.find_similar_memories(owner, memory.embedding, 5)
-    assert found.memory == memory
+    assert found.memory == memory.model_copy(update={"embedding": None})
     assert found.turns == [turn]
     assert found.similarity == pytest.approx(1.0, abs=1e-6)
 
@@ -94,7 +95,7 @@ def test_saving_memories_twice_keeps_one_copy_and_the_first_version(
     counts = store.count_graph(owner)
     assert counts.nodes == {"Turn": 1, "Memory": 1, "Event": 0, "Impression": 0}
     assert counts.links == {"FROM": 1}
-    [found] = store.find_similar_memories(owner, memory.embedding, 5)
+    [found] = store.find_similar_memories(owner, embedder.embed([turn.text], "passage")[0], 5)
     assert found.memory.importance == 5.0
 
 
@@ -175,7 +176,7 @@ def test_a_turn_is_pending_until_its_memories_are_saved(
     assert store.pending_turns(owner, 1) == [older]
     store.save_memories(older, [make_memory(older, embedder)])
     assert store.pending_turns(owner, 10) == [first]
-    [found] = store.find_similar_memories(owner, make_memory(older, embedder).embedding, 1)
+    [found] = store.find_similar_memories(owner, embedder.embed([older.text], "passage")[0], 1)
     assert found.turns == [older.model_copy(update={"pending": False})]
     assert store.pending_turns(owner + "-b", 10) == []
 
@@ -193,7 +194,7 @@ def test_a_bulk_load_stores_turns_memories_and_edges_once(
     assert counts.links == {"FROM": 5, "RELATED": 1}
     [query] = embedder.embed(["Can I drink milk?"], "query")
     [best] = store.find_similar_memories(owner, query, 1)
-    assert best.memory == memories[0][1]
+    assert best.memory == memories[0][1].model_copy(update={"embedding": None})
     assert best.turns == [turns[0]]
     with pytest.raises(InvalidInputError, match="belongs to"):
         store.load(owner + "-b", turns, [], [])

@@ -29,6 +29,9 @@ class AttentionPolicy(BaseModel):
     spread_fan_out: int = Field(
         8, ge=1, description="edges followed from each node, strongest first"
     )
+    spread_min_gain: float = Field(
+        0.2, ge=0, description="smaller wake-up gains are neither written nor spread further"
+    )
 
 
 def decay(value: float, since: datetime, now: datetime, half_life: timedelta) -> float:
@@ -90,7 +93,8 @@ def spread(
     From each node only the `spread_fan_out` strongest edges are followed (ties by node), so a
     hub cannot make one recall touch thousands of nodes. A node `h` hops away gains
     use_short_term * spread_per_hop ** h * the product of the edge weights on the way; reached
-    along several paths, it gains the largest amount. Used nodes gain nothing here.
+    along several paths, it gains the largest amount. Gains below `spread_min_gain` are dropped
+    (and not spread further: they could only shrink). Used nodes gain nothing here.
     """
     sources = list(dict.fromkeys(used))
     gains: dict[NodeRef, float] = {}
@@ -102,6 +106,7 @@ def spread(
             for neighbour, weight in strongest[: policy.spread_fan_out]:
                 gain = amount * policy.spread_per_hop * weight
                 reached[neighbour] = max(reached.get(neighbour, 0.0), gain)
+        reached = {node: gain for node, gain in reached.items() if gain >= policy.spread_min_gain}
         for node, gain in reached.items():
             gains[node] = max(gains.get(node, 0.0), gain)
         frontier = reached

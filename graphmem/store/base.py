@@ -44,13 +44,15 @@ class GraphCounts(BaseModel):
     links: dict[str, int]
 
 
-def require_owner(owner: str, nodes: Sequence[Node]) -> None:
-    """Refuse nodes of another owner than the one a verb works for."""
+def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
+    """Refuse nodes of another owner, and memories without an embedding (search results)."""
     for node in nodes:
         if node.owner != owner:
             raise InvalidInputError(
                 f"{type(node).__name__} {node.id} belongs to {node.owner}, not {owner}"
             )
+        if isinstance(node, Memory) and node.embedding is None:
+            raise InvalidInputError(f"memory {node.id} has no embedding to store")
 
 
 class Store(Protocol):

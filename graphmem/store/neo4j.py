@@ -18,7 +18,7 @@ from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableErro
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Embedding, Link, Memory, Tier, Turn
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken, require_owner
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken, check_nodes
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -133,7 +133,12 @@ class Neo4jStore:
     @classmethod
     def connect(cls, uri: str, user: str, password: SecretStr, database: str) -> "Neo4jStore":
         """Connect to the server at `uri` and check that it answers and accepts the credentials."""
-        driver = neo4j.GraphDatabase.driver(uri, auth=(user, password.get_secret_value()))
+        driver = neo4j.GraphDatabase.driver(
+            uri,
+            auth=(user, password.get_secret_value()),
+            # Properties such as `sufficiency` exist only once an edge has one: not a problem.
+            notifications_disabled_categories=["UNRECOGNIZED"],
+        )
         store = cls(driver, database)
         try:
             with store._translated_errors():
@@ -166,7 +171,7 @@ class Neo4jStore:
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
         """
-        require_owner(source.owner, memories)
+        check_nodes(source.owner, memories)
         rows = self._run(
             load_statement("save_memories"),
             {
@@ -190,7 +195,7 @@ class Neo4jStore:
 
         One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
         """
-        require_owner(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        check_nodes(owner, [*turns, *(memory for _turn_id, memory in memories)])
         self._run(
             load_statement("load"),
             {
@@ -284,6 +289,7 @@ class Neo4jStore:
                 "per_hop": attention.spread_per_hop,
                 "hops": attention.spread_hops,
                 "fan_out": attention.spread_fan_out,
+                "min_gain": attention.spread_min_gain,
                 **_half_lives(attention),
                 "floors": list(tiers.floors),
             },

@@ -39,7 +39,7 @@ from graphmem.model import (
     Tier,
     Turn,
 )
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken, require_owner
+from graphmem.store.base import GraphCounts, SimilarMemory, Woken, check_nodes
 from graphmem.terms import terms as content_terms
 
 FORMAT = "graphmem-networkx"
@@ -110,7 +110,7 @@ class NetworkXStore:
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
         """
-        require_owner(source.owner, memories)
+        check_nodes(source.owner, memories)
         with self._lock:
             if self._node(source.owner, "Turn", source.id) is None:
                 raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
@@ -148,7 +148,7 @@ class NetworkXStore:
 
         One journal entry; idempotent by id; for imports and benchmarks, not for `observe`.
         """
-        require_owner(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        check_nodes(owner, [*turns, *(memory for _turn_id, memory in memories)])
         with self._lock:
             self._write(
                 {
@@ -352,7 +352,7 @@ class NetworkXStore:
             self._snapshot()
 
     def _similar(self, memories: Sequence[Memory], embedding: Embedding) -> list[SimilarMemory]:
-        """Memories with their cosine similarity to an embedding and their turns, in order."""
+        """Memories (without embeddings) with their cosine similarity and turns, in order."""
         if not memories:
             return []
         matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
@@ -360,7 +360,11 @@ class NetworkXStore:
         norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
         similarities = (matrix @ query) / np.where(norms == 0.0, 1.0, norms)
         return [
-            SimilarMemory(memory=memory, similarity=similarity, turns=self._turns_of(memory))
+            SimilarMemory(
+                memory=memory.model_copy(update={"embedding": None}),
+                similarity=similarity,
+                turns=self._turns_of(memory),
+            )
             for similarity, memory in zip(similarities.tolist(), memories, strict=True)
         ]
 
