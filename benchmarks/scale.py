@@ -177,11 +177,11 @@ def plot(results: dict[str, Any], path: Path) -> None:
 
     sizes = sorted(int(size) for size in results)
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    for name in ["shallow_recall", "wake", "deep_recall"]:
+    for name, colour in [("shallow_recall", "C0"), ("wake", "C2"), ("deep_recall", "C3")]:
         for cut, style in [("p50_ms", "-o"), ("p95_ms", "--")]:
             values = [results[str(size)][name].get(cut) for size in sizes]
             if None not in values:
-                axes.plot(sizes, values, style, label=f"{name} {cut[:3]}")
+                axes.plot(sizes, values, style, color=colour, label=f"{name} {cut[:3]}")
     axes.set_xscale("log")
     axes.set_yscale("log")
     axes.set_xlabel("memories of one owner")

@@ -46,7 +46,7 @@ MAX_RECALL = 100
 """The most memories one recall returns."""
 
 WORKING_MEMORY = 5
-"""How many related memories are recalled as working memory to label a new item's attention."""
+"""How many related hot memories (a shallow recall) are the working memory of a new item."""
 
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
@@ -77,8 +77,8 @@ class Observation(BaseModel):
 class RecalledMemory(BaseModel):
     """A recalled memory, the turns it came from, and why it was chosen.
 
-    `components` are the raw relevance (cosine), importance, current attention and recency;
-    `normalised` the same over the candidates; `score` their weighted sum.
+    `components` are the raw relevance (cosine), lexical match (BM25), importance, current
+    attention and recency; `normalised` the same over the candidates; `score` their weighted sum.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -423,7 +423,7 @@ class GraphMem:
     def _derive(self, turn: Turn) -> list[Memory]:
         """Embed a turn, label its attention in the light of related memories, store its memory."""
         [embedding] = self._embedder.embed([turn.text], "passage")
-        related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY)
+        related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY, Tier.HOT)
         label = self._label(turn.text, turn.speaker, related, turn.created_at)
         memory = Memory(
             id=str(uuid.uuid5(MEMORY_IDS, f"{turn.owner}\n{turn.id}\n{MemoryKind.OBSERVATION}")),

@@ -55,43 +55,43 @@ def test_an_unused_memory_sinks_below_one_recalled_every_week(memory: GraphMem, 
 
 
 def dumpling_story(memory: GraphMem, owner: str) -> datetime:
-    """A recipe told long ago, then talk about dumplings; returns when the talk happens."""
-    memory.observe(
-        owner,
-        "Grandma's dumpling recipe uses pork, chives and ginger.",
-        message_id="recipe",
-        at=START,
-    )
-    talk = START + 120 * DAY
-    memory.retier(owner, at=talk)
-    memory.observe(owner, "I love making pork dumplings with chives.", message_id="t1", at=talk)
-    memory.observe(owner, "I love grandma's ginger dumplings best.", message_id="t2", at=talk)
-    return talk
+    """Dumpling talk and grandma's recipe long ago, all sunk since; returns the present."""
+    memory.observe(owner, "I love making pork dumplings with chives.", message_id="t1", at=START)
+    memory.observe(owner, "I love grandma's ginger dumplings best.", message_id="t2", at=START)
+    memory.observe(owner, RECIPE, message_id="recipe", at=START + timedelta(minutes=1))
+    now = START + 120 * DAY
+    memory.retier(owner, at=now)
+    memory.observe(owner, "I'm worried about my exam tomorrow.", message_id="exam", at=now)
+    return now
+
+
+RECIPE = "Grandma's dumpling recipe uses pork, chives and ginger."
 
 
 def test_thinking_about_a_topic_wakes_a_deep_memory_of_it(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
-    shallow_only = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
-    talk = dumpling_story(shallow_only, owner)
-    recipe = "Grandma's dumpling recipe uses pork, chives and ginger."
-    deep = shallow_only.recall(owner, "dumpling recipe", k=5, motivation=10, peek=True, at=talk)
-    assert (
-        next(item for item in deep.memories if item.memory.text == recipe).memory.tier == Tier.DEEP
-    )
+    memory = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
+    now = dumpling_story(memory, owner)
+    everything = memory.recall(owner, "dumplings", k=5, motivation=10, peek=True, at=now)
+    assert {item.memory.tier for item in everything.memories if "umpling" in item.memory.text} == {
+        Tier.DEEP
+    }
 
     control = owner + "-control"
-    dumpling_story(shallow_only, control)
-    unwoken = shallow_only.recall(
-        control, "What should I cook tonight?", k=5, motivation=0, at=talk
-    )
-    assert recipe not in texts(unwoken)
+    dumpling_story(memory, control)
+    unwoken = memory.recall(control, "What should I cook tonight?", k=5, motivation=0, at=now)
+    assert RECIPE not in texts(unwoken)
 
-    for minute in range(5):
-        at = talk + timedelta(minutes=minute)
-        shallow_only.recall(owner, "I love dumplings", k=2, motivation=0, at=at)
-    woken = shallow_only.recall(owner, "What should I cook tonight?", k=5, motivation=0, at=talk)
-    assert recipe in texts(woken)
+    thoughts = [
+        memory.recall(owner, "I love making dumplings", k=2, motivation=10, at=now)
+        for _ in range(5)
+    ]
+    recipe_id = next(item.memory.id for item in everything.memories if item.memory.text == RECIPE)
+    assert RECIPE not in texts(thoughts[0])
+    assert recipe_id in [item.id for item in thoughts[0].woken if not item.used]
+    woken = memory.recall(owner, "What should I cook tonight?", k=5, motivation=0, at=now)
+    assert RECIPE in texts(woken)
     assert woken.attempts[0].depth == Tier.HOT
     assert not woken.thought_again
 
