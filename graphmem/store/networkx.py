@@ -134,8 +134,11 @@ class NetworkXStore:
                 for node in self._nodes(owner, "Memory")
                 if isinstance(node, Memory) and node.tier <= deepest
             ]
-            found = self._similar(memories, embedding)
-            return sorted(found, key=lambda item: (-item.similarity, item.memory.id))[:limit]
+            ranked = sorted(
+                zip(self._similarities(memories, embedding), memories, strict=True),
+                key=lambda pair: (-pair[0], pair[1].id),
+            )[:limit]
+            return [self._found(memory, similarity) for similarity, memory in ranked]
 
     def load(
         self,
@@ -198,7 +201,11 @@ class NetworkXStore:
                 and memory.tier <= deepest
             ]
             best = sorted(memories, key=lambda memory: (-matched[memory.id], memory.id))[:limit]
-            return self._similar(best, embedding)
+            similarities = self._similarities(best, embedding)
+            return [
+                self._found(memory, similarity)
+                for similarity, memory in zip(similarities, best, strict=True)
+            ]
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
@@ -351,22 +358,24 @@ class NetworkXStore:
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
 
-    def _similar(self, memories: Sequence[Memory], embedding: Embedding) -> list[SimilarMemory]:
-        """Memories (without embeddings) with their cosine similarity and turns, in order."""
+    @staticmethod
+    def _similarities(memories: Sequence[Memory], embedding: Embedding) -> list[float]:
+        """The cosine similarity of each stored memory's embedding to an embedding."""
         if not memories:
             return []
         matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
         query = np.array(embedding, dtype=np.float64)
         norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
-        similarities = (matrix @ query) / np.where(norms == 0.0, 1.0, norms)
-        return [
-            SimilarMemory(
-                memory=memory.model_copy(update={"embedding": None}),
-                similarity=similarity,
-                turns=self._turns_of(memory),
-            )
-            for similarity, memory in zip(similarities.tolist(), memories, strict=True)
-        ]
+        similarities: list[float] = ((matrix @ query) / np.where(norms == 0.0, 1.0, norms)).tolist()
+        return similarities
+
+    def _found(self, memory: Memory, similarity: float) -> SimilarMemory:
+        """A search result: the memory without its embedding, its similarity and its turns."""
+        return SimilarMemory(
+            memory=memory.model_copy(update={"embedding": None}),
+            similarity=similarity,
+            turns=self._turns_of(memory),
+        )
 
     def _put(self, nodes: Sequence[Node]) -> None:
         """Journal and apply new versions of existing nodes."""
