@@ -64,8 +64,8 @@ def run_demo(settings: Settings, out: TextIO) -> None:
                 print(f"  {item.score:.3f}  {item.memory.text}", file=out)
                 reasons = item.components
                 print(
-                    f"         relevance {reasons.relevance:.3f}, importance"
-                    f" {reasons.importance:.1f}, attention {reasons.attention:.1f},"
+                    f"         relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
+                    f" importance {reasons.importance:.1f}, attention {reasons.attention:.1f},"
                     f" recency {reasons.recency:.2f}",
                     file=out,
                 )
