@@ -413,33 +413,19 @@ class NetworkXStore:
             owner, turn_id = change["owner"], change["turn_id"]
             self._clear_pending(owner, turn_id)
             for data in change["memories"]:
-                memory = Memory.model_validate(data)
-                self._add_node(memory)
-                self._add_link(
-                    owner,
-                    "Memory",
-                    "Turn",
-                    Link(type=LinkType.FROM, source=memory.id, target=turn_id),
-                )
+                self._add_memory_from(owner, turn_id, Memory.model_validate(data))
             self._add_memory_links(owner, change.get("links", []))
         elif change["op"] == "load":
             owner = change["owner"]
             for data in change["turns"]:
                 self._add_node(Turn.model_validate(data))
             for item in change["memories"]:
-                memory = Memory.model_validate(item["memory"])
                 if self._node(owner, "Turn", item["turn_id"]) is not None:
-                    self._add_node(memory)
-                    self._add_link(
-                        owner,
-                        "Memory",
-                        "Turn",
-                        Link(type=LinkType.FROM, source=memory.id, target=item["turn_id"]),
-                    )
+                    memory = Memory.model_validate(item["memory"])
+                    self._add_memory_from(owner, item["turn_id"], memory)
             self._add_memory_links(owner, change["links"])
         elif change["op"] == "link_memories":
-            for data in change["links"]:
-                self._add_link(change["owner"], "Memory", "Memory", Link.model_validate(data))
+            self._add_memory_links(change["owner"], change["links"])
         elif change["op"] == "put_nodes":
             for item in change["nodes"]:
                 node = LABELS[item["label"]].model_validate(item["node"])
@@ -460,6 +446,12 @@ class NetworkXStore:
                 index = self._mentions.setdefault(node.owner, {})
                 for term in content_terms(node.text):
                     index.setdefault(term, set()).add(node.id)
+
+    def _add_memory_from(self, owner: str, turn_id: str, memory: Memory) -> None:
+        """Add a memory (unless stored) and its FROM edge to a stored turn."""
+        self._add_node(memory)
+        link = Link(type=LinkType.FROM, source=memory.id, target=turn_id)
+        self._add_link(owner, "Memory", "Turn", link)
 
     def _add_memory_links(self, owner: str, links: list[dict[str, Any]]) -> None:
         """Add journalled edges between memories, skipping those whose ends are not stored."""
