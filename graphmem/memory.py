@@ -5,6 +5,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from itertools import zip_longest
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -78,7 +79,10 @@ class RecalledMemory(BaseModel):
     """A recalled memory, the turns it came from, and why it was chosen.
 
     `components` are the raw relevance (cosine), lexical match (BM25), importance, current
-    attention and recency; `normalised` the same over the candidates; `score` their weighted sum.
+    attention, recency and the association received from neighbours; `normalised` the same
+    over the memories found; `score` their weighted sum; `via` the memory whose relevance
+    reached this one by association the most (a neighbouring turn's, a session mate's or a
+    linked memory's), if any.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -88,6 +92,7 @@ class RecalledMemory(BaseModel):
     score: float
     components: Components
     normalised: Components
+    via: str | None
 
 
 class Attempt(BaseModel):
@@ -241,7 +246,7 @@ class GraphMem:
         message_id: str | None = None,
         at: datetime | None = None,
         speaker: str = "user",
-        session: str | None = None,
+        session: str = "",
     ) -> Observation:
         """Store a perceived item as a Turn, then derive its Memory; one message id stores once.
 
@@ -325,19 +330,30 @@ class GraphMem:
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)
-            candidates = self._candidates(owner, query, embedding, depth)
+            candidates, seeds = self._candidates(owner, query, embedding, depth)
             best = max((item.similarity for item in candidates), default=None)
             attempts.append(Attempt(motivation=motivation, depth=depth, best_relevance=best))
             sufficient = best is not None and best >= self._recall.sufficient_relevance
             if sufficient or depth == Tier.DEEP or len(attempts) > self._recall.rethinks:
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
-        scored = score(query, candidates, now, chosen_weights, self._attention)[:k]
-        chosen = [item.memory.id for item in scored]
-        links = self._store.links_among(owner, chosen) if chosen else []
+        found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
+        links = self._store.links_among(owner, [item.memory.id for item in found]) if found else []
+        scored = score(
+            query,
+            found,
+            links,
+            now=now,
+            weights=chosen_weights,
+            policy=self._attention,
+            association=self._recall.association,
+        )[:k]
+        chosen = {item.memory.id for item in scored}
+        links = [link for link in links if link.source in chosen and link.target in chosen]
         woken = []
         if not peek and chosen:
-            woken = self._store.wake(owner, chosen, now, self._attention, self._tiers)
+            used = [item.memory.id for item in scored]
+            woken = self._store.wake(owner, used, now, self._attention, self._tiers)
         return Recall(
             owner=owner,
             query=query,
@@ -350,6 +366,7 @@ class GraphMem:
                     score=item.score,
                     components=item.raw,
                     normalised=item.normalised,
+                    via=item.via,
                 )
                 for item in scored
             ],
@@ -381,8 +398,12 @@ class GraphMem:
 
     def _candidates(
         self, owner: str, query: str, embedding: list[float], depth: Tier
-    ) -> list[SimilarMemory]:
-        """The candidates of one search: the most similar memories and those sharing words."""
+    ) -> tuple[list[SimilarMemory], list[str]]:
+        """The candidates of one search, and the seeds of association.
+
+        Candidates are the most similar memories and those sharing words; seeds the best of
+        each list, alternately.
+        """
         limit = self._recall.candidates
         dense = self._store.find_similar_memories(owner, embedding, limit, depth)
         lexical = self._store.find_memories_mentioning(
@@ -391,7 +412,30 @@ class GraphMem:
         pool = {item.memory.id: item for item in dense}
         for item in lexical:
             pool.setdefault(item.memory.id, item)
-        return list(pool.values())
+        alternating = [
+            item.memory.id for pair in zip_longest(dense, lexical) for item in pair if item
+        ]
+        seeds = list(dict.fromkeys(alternating))[: self._recall.association.seeds]
+        return list(pool.values()), seeds
+
+    def _neighbours(
+        self,
+        owner: str,
+        seeds: list[str],
+        candidates: list[SimilarMemory],
+        embedding: list[float],
+        depth: Tier,
+    ) -> list[SimilarMemory]:
+        """The seeds' neighbours down to `depth` that are not candidates already."""
+        if not seeds:
+            return []
+        known = {item.memory.id for item in candidates}
+        window = self._recall.association.window
+        return [
+            item
+            for item in self._store.find_neighbours(owner, seeds, embedding, window, depth)
+            if item.memory.id not in known
+        ]
 
     def _label(
         self, item: str, speaker: str, related: list[SimilarMemory], now: datetime

@@ -53,6 +53,14 @@ def check_identifier(identifier: str) -> str:
     return identifier
 
 
+def check_session(session: str) -> str:
+    """Return a session key unchanged if it is at most 256 characters of valid Unicode."""
+    if len(session) > MAX_ID_CHARS:
+        raise ValueError(f"session must be at most {MAX_ID_CHARS} characters")
+    _check_unicode(session, "session")
+    return session
+
+
 def _in_utc(moment: datetime) -> datetime:
     """Normalise an aware datetime to UTC so both stores give back equal values."""
     return moment.astimezone(UTC)
@@ -61,6 +69,7 @@ def _in_utc(moment: datetime) -> datetime:
 Owner = Annotated[str, AfterValidator(check_owner)]
 Text = Annotated[str, AfterValidator(check_text)]
 Identifier = Annotated[str, AfterValidator(check_identifier)]
+SessionKey = Annotated[str, AfterValidator(check_session)]
 Moment = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 Score = Annotated[float, Field(ge=0.0, le=10.0)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -130,7 +139,11 @@ class Turn(Node):
     """
 
     speaker: str = "user"
-    session: str | None = None
+    session: SessionKey = ""
+    """The conversation session the turn belongs to; "" for none (such turns form one stream)."""
+    position: int | None = Field(None, ge=0)
+    """The turn's place in its session, 0 first, in the order the store received the turns;
+    given by the store (ignored on input)."""
     pending: bool = False
 
 

@@ -1,10 +1,14 @@
-"""Retrieval scoring (Generative Agents' memory stream, with attention): components and weights.
+"""Retrieval scoring (Generative Agents' memory stream, with attention and association).
 
-Each candidate gets five components: relevance (cosine similarity to the query), lexical (BM25
-of the query's content terms over the candidates), importance (its attention label), attention
-(current attention) and recency (0.995 ** hours since last access). Each is min-max normalised
-over the candidates and the normalised values are combined with weights; every scored memory
-keeps its raw and normalised components as its reasons.
+Each memory found gets five components: relevance (cosine similarity to the query), lexical
+(BM25 of the query's content terms over the memories found), importance (its attention label),
+attention (current attention) and recency (0.995 ** hours since last access). Each is min-max
+normalised over the memories found. Association (DESIGN.md section 4) then spreads the
+relevance part (weighted relevance + lexical) through the graph: a memory gains a share of the
+best relevance of the turns right before and after its own, of the best in its stretch of the
+session, and of the memories linked to it, so a memory that is relevant by association is found
+even when its words differ. The weighted sum is the score; every scored memory keeps its raw
+and normalised components, the association it received and the memory it came through.
 """
 
 import math
@@ -13,13 +17,33 @@ from datetime import datetime
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
-from graphmem.model import Memory, Turn
+from graphmem.model import Link, Memory, Turn
 from graphmem.store.base import SimilarMemory
 from graphmem.terms import terms
 
 RECENCY_PER_HOUR = 0.995
 BM25_K1 = 1.5
 BM25_B = 0.75
+
+
+class Association(BaseModel):
+    """How relevance spreads to a memory's neighbours before the final ranking."""
+
+    model_config = ConfigDict(frozen=True)
+
+    seeds: int = Field(
+        20, ge=0, description="best candidates (half dense, half lexical) whose neighbours join"
+    )
+    window: int = Field(10, ge=0, description="turns either side of a seed's turn that join")
+    adjacent: float = Field(
+        0.3, ge=0, description="share of the best relevance of the turns right before and after"
+    )
+    session: float = Field(
+        0.4, ge=0, description="share of the best relevance (with adjacency) in its session"
+    )
+    linked: float = Field(
+        0.3, ge=0, description="share of a linked memory's relevance, times the edge weight"
+    )
 
 
 class RecallPolicy(BaseModel):
@@ -40,6 +64,9 @@ class RecallPolicy(BaseModel):
     default_motivation: float = Field(
         5.0, ge=0, le=10, description="motivation when the cognition cannot label the query"
     )
+    association: Association = Field(
+        default_factory=Association, description="how relevance spreads"
+    )
 
 
 class Weights(BaseModel):
@@ -52,11 +79,14 @@ class Weights(BaseModel):
     importance: float = Field(0.0, ge=0)
     attention: float = Field(0.0, ge=0)
     recency: float = Field(0.0, ge=0)
+    association: float = Field(0.0, ge=0)
 
 
 PRESETS: dict[str, Weights] = {
-    "balanced": Weights(relevance=1.0, lexical=0.5, importance=0.25, attention=0.25, recency=0.1),
-    "relevance": Weights(relevance=1.0, lexical=0.5),
+    "balanced": Weights(
+        relevance=1.0, lexical=0.5, importance=0.25, attention=0.25, recency=0.1, association=1.0
+    ),
+    "relevance": Weights(relevance=1.0, lexical=0.5, association=1.0),
     "generative_agents": Weights(relevance=1.0, importance=1.0, recency=1.0),
 }
 """Named weights. `balanced` is the default: relevance leads, because equal weights let recency
@@ -65,7 +95,10 @@ DEFAULT_PRESET = "balanced"
 
 
 class Components(BaseModel):
-    """The four components of a score."""
+    """The components of a score.
+
+    Association is spread from normalised relevance, so its raw and normalised values are equal.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -74,6 +107,7 @@ class Components(BaseModel):
     importance: float
     attention: float
     recency: float
+    association: float
 
 
 class Scored(BaseModel):
@@ -86,6 +120,8 @@ class Scored(BaseModel):
     score: float
     raw: Components
     normalised: Components
+    via: str | None
+    """The memory whose relevance reached this one by association the most, if any."""
 
 
 def _normalised(values: list[float]) -> list[float]:
@@ -123,33 +159,45 @@ def bm25(query: str, documents: list[str]) -> list[float]:
 
 def score(
     query: str,
-    candidates: list[SimilarMemory],
+    found: list[SimilarMemory],
+    links: list[Link],
+    *,
     now: datetime,
     weights: Weights,
     policy: AttentionPolicy,
+    association: Association,
 ) -> list[Scored]:
-    """Score candidates and return them best first (ties by memory id)."""
-    if not candidates:
+    """Score memories found (candidates and their neighbours) and return them best first.
+
+    `links` are edges among them; ties are broken by memory id.
+    """
+    if not found:
         return []
-    lexical = bm25(query, [item.memory.text for item in candidates])
+    lexical = bm25(query, [item.memory.text for item in found])
     raw = [
-        Components(
-            relevance=item.similarity,
-            lexical=lexical[index],
-            importance=item.memory.importance,
-            attention=current_attention(item.memory.attention, now, policy),
-            recency=RECENCY_PER_HOUR
+        {
+            "relevance": item.similarity,
+            "lexical": lexical[index],
+            "importance": item.memory.importance,
+            "attention": current_attention(item.memory.attention, now, policy),
+            "recency": RECENCY_PER_HOUR
             ** max((now - item.memory.accessed_at).total_seconds() / 3600, 0.0),
-        )
-        for index, item in enumerate(candidates)
+        }
+        for index, item in enumerate(found)
     ]
-    columns = {
-        name: _normalised([getattr(components, name) for components in raw])
-        for name in Components.model_fields
-    }
+    columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
+    relevance = [
+        weights.relevance * columns["relevance"][index]
+        + weights.lexical * columns["lexical"][index]
+        for index in range(len(found))
+    ]
+    spread = _spread(found, links, relevance, association)
     scored = []
-    for index, item in enumerate(candidates):
-        normalised = Components(**{name: values[index] for name, values in columns.items()})
+    for index, item in enumerate(found):
+        gained, via = spread[index]
+        normalised = Components(
+            **{name: values[index] for name, values in columns.items()}, association=gained
+        )
         total = sum(
             getattr(weights, name) * getattr(normalised, name) for name in Components.model_fields
         )
@@ -158,8 +206,88 @@ def score(
                 memory=item.memory,
                 turns=item.turns,
                 score=total,
-                raw=raw[index],
+                raw=Components(**raw[index], association=gained),
                 normalised=normalised,
+                via=via,
             )
         )
     return sorted(scored, key=lambda item: (-item.score, item.memory.id))
+
+
+def _place(item: SimilarMemory) -> tuple[str, int] | None:
+    """Where a memory sits in the conversation: its first turn's session and position."""
+    if not item.turns or item.turns[0].position is None:
+        return None
+    return item.turns[0].session, item.turns[0].position
+
+
+def _spread(
+    found: list[SimilarMemory],
+    links: list[Link],
+    relevance: list[float],
+    association: Association,
+) -> list[tuple[float, str | None]]:
+    """What each memory gains by association, and the memory it gains most through.
+
+    A memory's place is its first turn's (session, position). It gains `adjacent` times the
+    best relevance at the positions right before and after; then `session` times the best of
+    (relevance + that adjacency gain) within `window` positions in its session, itself
+    included; then `linked` times the best weight * relevance over its links.
+    """
+    index_of = {item.memory.id: index for index, item in enumerate(found)}
+    places = [_place(item) for item in found]
+    at_place = {place: index for index, place in enumerate(places) if place is not None}
+
+    def around(index: int, distance: int) -> list[int]:
+        """Memories within `distance` positions of this one in its session, itself excluded."""
+        place = places[index]
+        if place is None:
+            return []
+        session, position = place
+        return [
+            other
+            for step in range(-distance, distance + 1)
+            if step and (other := at_place.get((session, position + step))) is not None
+        ]
+
+    def best(pairs: list[tuple[float, int]]) -> tuple[float, int | None]:
+        """The largest value and whose it is (ties by position in `found`)."""
+        return max(pairs, default=(0.0, None), key=lambda pair: (pair[0], -pair[1]))
+
+    adjacent = [
+        best([(relevance[other], other) for other in around(index, 1)])
+        for index in range(len(found))
+    ]
+    context = [
+        relevance[index] + association.adjacent * adjacent[index][0] for index in range(len(found))
+    ]
+    session = [
+        best(
+            [(context[index], index)]
+            + [(context[other], other) for other in around(index, association.window)]
+        )
+        for index in range(len(found))
+    ]
+    linked: list[list[tuple[float, int]]] = [[] for _ in found]
+    for link in links:
+        source, target = index_of.get(link.source), index_of.get(link.target)
+        if source is None or target is None:
+            continue
+        weight = link.weight if link.weight is not None else link.sufficiency
+        weight = 1.0 if weight is None else weight
+        linked[source].append((weight * relevance[target], target))
+        linked[target].append((weight * relevance[source], source))
+    result = []
+    for index in range(len(found)):
+        link_value, link_from = best(linked[index])
+        gains = [
+            (association.adjacent * adjacent[index][0], adjacent[index][1]),
+            (association.session * session[index][0], session[index][1]),
+            (association.linked * link_value, link_from),
+        ]
+        through = [(gain, other) for gain, other in gains if other is not None and other != index]
+        via = best(through)[1]
+        result.append(
+            (sum(gain for gain, _other in gains), None if via is None else found[via].memory.id)
+        )
+    return result

@@ -91,7 +91,8 @@ def test_a_killed_writer_loses_no_acknowledged_write(tmp_path: Path, seed: int) 
         # Everything acknowledged is there, and at most the one write in flight besides.
         assert acknowledged + 1 <= counts.nodes["Turn"] <= acknowledged + 2
         assert acknowledged + 1 <= counts.nodes["Memory"] <= counts.nodes["Turn"]
-        assert counts.links == {"FROM": counts.nodes["Memory"]}
+        # One stream of turns (no session): each after the first is NEXT from the one before.
+        assert counts.links == {"FROM": counts.nodes["Memory"], "NEXT": counts.nodes["Turn"] - 1}
     finally:
         store.close()
 

@@ -50,7 +50,7 @@ def test_the_wheel_ships_and_loads_the_cypher_files(tmp_path: Path) -> None:
     assert shipped == [path.name for path in CYPHER_FILES]
     probe = (
         "from graphmem.store.neo4j import cypher_directory, load_statement;"
-        "print(cypher_directory()); print(load_statement('save_turn')[:5])"
+        "print(cypher_directory()); print(load_statement('save_turns')[:6])"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -62,7 +62,7 @@ def test_the_wheel_ships_and_loads_the_cypher_files(tmp_path: Path) -> None:
     )
     directory, start = done.stdout.splitlines()
     assert directory == str(site / "graphmem" / "cypher")
-    assert start == "MERGE"
+    assert start == "UNWIND"
 
 
 @pytest.mark.parametrize("path", CYPHER_FILES, ids=lambda path: path.name)

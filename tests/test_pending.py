@@ -60,8 +60,8 @@ def test_a_model_that_dies_mid_ingestion_loses_nothing(
     endpoint.close()
 
     counts = store.count_graph(owner)
-    assert counts.nodes == {"Turn": 11, "Memory": 11, "Event": 0, "Impression": 0}
-    assert counts.links == {"FROM": 11}
+    assert counts.nodes == {"Turn": 11, "Memory": 11, "Event": 0, "Impression": 0, "Session": 1}
+    assert counts.links == {"FROM": 11, "NEXT": 10}
     assert store.pending_turns(owner, 100) == []
     usage = endpoint.accounting.by_operation()["label_attention"]
     assert usage.failures == 7  # six observes and one complete_pending while the model was down

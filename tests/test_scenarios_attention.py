@@ -187,3 +187,44 @@ def test_recall_returns_a_subgraph_with_links_text_and_networkx(
     assert sorted(key for _s, _t, key in graph.edges(keys=True)) == ["FROM", "FROM", "RELATED"]
     allergy = "Memory:" + ids["I'm allergic to milk."]
     assert graph.nodes[allergy]["text"] == "I'm allergic to milk."
+
+
+POTTERY = [
+    ("assistant", "Did you go to the pottery class you signed up for?"),
+    ("user", "Yes! I made a lopsided bowl and glazed it blue."),
+    ("assistant", "That sounds lovely. Anything else this week?"),
+    ("user", "Not much, work was busy."),
+]
+OTHER_DAYS = [
+    "I'd like to make a quilt for my niece one day.",
+    "We make homemade pizza every Friday night.",
+    "My yoga class moved to Thursdays.",
+    "We went hiking near the lake and saw a heron.",
+    "My brother is moving to Berlin for a new job.",
+    "I cooked a big pot of chili for the neighbours.",
+    "The car needs new tyres before winter.",
+    "I'm reading a thriller about a stolen painting.",
+    "Our team won the quiz night at the pub.",
+]
+
+
+def test_association_finds_the_answer_next_to_the_question(memory: GraphMem, owner: str) -> None:
+    for number, text in enumerate(OTHER_DAYS):
+        memory.observe(owner, text, message_id=f"o{number}", at=START, session=f"day-{number}")
+    later = START + DAY
+    for number, (speaker, text) in enumerate(POTTERY):
+        memory.observe(
+            owner, text, message_id=f"p{number}", at=later, speaker=speaker, session="pottery"
+        )
+    query = "How did the pottery class go?"
+    recall = memory.recall(owner, query, k=3, peek=True, at=later)
+    by_text = {item.memory.text: item for item in recall.memories}
+    answer = by_text[POTTERY[1][1]]
+    question = by_text[POTTERY[0][1]]
+    assert answer.components.association > 0
+    assert answer.via == question.memory.id
+    plain = memory.recall(
+        owner, query, k=10, peek=True, at=later, weights=Weights(relevance=1.0, lexical=0.5)
+    )
+    rank_without = texts(plain).index(POTTERY[1][1])
+    assert texts(recall).index(POTTERY[1][1]) < rank_without

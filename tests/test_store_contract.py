@@ -64,9 +64,10 @@ def fill(store: Store, owner: str, embedder: CachedEmbedder) -> list[Memory]:
 
 def test_a_turn_is_stored_once_per_id(store: Store, owner: str) -> None:
     first = make_turn(owner, 1, "first text")
-    assert store.save_turn(first) == first
+    stored = store.save_turn(first)
+    assert stored == first.model_copy(update={"position": 0})
     again = store.save_turn(first.model_copy(update={"text": "another text"}))
-    assert again == first
+    assert again == stored
     assert store.count_graph(owner).nodes["Turn"] == 1
 
 
@@ -93,7 +94,7 @@ def test_saving_memories_twice_keeps_one_copy_and_the_first_version(
     store.save_memories(turn, [memory])
     store.save_memories(turn, [memory.model_copy(update={"importance": 9.0})])
     counts = store.count_graph(owner)
-    assert counts.nodes == {"Turn": 1, "Memory": 1, "Event": 0, "Impression": 0}
+    assert counts.nodes == {"Turn": 1, "Memory": 1, "Event": 0, "Impression": 0, "Session": 1}
     assert counts.links == {"FROM": 1}
     [found] = store.find_similar_memories(owner, embedder.embed([turn.text], "passage")[0], 5)
     assert found.memory.importance == 5.0
@@ -190,11 +191,62 @@ def test_a_bulk_load_stores_turns_memories_and_edges_once(
     store.load(owner, turns, memories, links)
     store.load(owner, turns, memories, links)
     counts = store.count_graph(owner)
-    assert counts.nodes == {"Turn": 5, "Memory": 5, "Event": 0, "Impression": 0}
-    assert counts.links == {"FROM": 5, "RELATED": 1}
+    assert counts.nodes == {"Turn": 5, "Memory": 5, "Event": 0, "Impression": 0, "Session": 1}
+    assert counts.links == {"FROM": 5, "RELATED": 1, "NEXT": 4}
     [query] = embedder.embed(["Can I drink milk?"], "query")
     [best] = store.find_similar_memories(owner, query, 1)
     assert best.memory == memories[0][1].model_copy(update={"embedding": None})
-    assert best.turns == [turns[0]]
+    assert best.turns == [turns[0].model_copy(update={"position": 0})]
     with pytest.raises(InvalidInputError, match="belongs to"):
         store.load(owner + "-b", turns, [], [])
+
+
+def test_turns_take_their_places_in_their_sessions(store: Store, owner: str) -> None:
+    sessions = ["morning", "evening", "morning", "", "morning", "evening", ""]
+    stored = [
+        store.save_turn(
+            make_turn(owner, number, f"said {number}").model_copy(update={"session": s})
+        )
+        for number, s in enumerate(sessions)
+    ]
+    assert [turn.position for turn in stored] == [0, 0, 1, 0, 2, 1, 1]
+    assert store.save_turn(make_turn(owner, 2, "said 2")).position == 1
+    counts = store.count_graph(owner)
+    assert counts.nodes["Session"] == 3
+    assert counts.links == {"NEXT": 4}
+
+
+def _session_of(store: Store, owner: str, embedder: CachedEmbedder, size: int) -> list[Memory]:
+    """One session of `size` turns, each with its memory; memory i says 'topic i'."""
+    memories = []
+    for number in range(size):
+        turn = store.save_turn(make_turn(owner, number, f"Topic number {number} of the day."))
+        memory = make_memory(turn, embedder)
+        store.save_memories(turn, [memory])
+        memories.append(memory)
+    return memories
+
+
+def test_neighbours_are_the_turns_around_and_the_linked_memories(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    memories = _session_of(store, owner, embedder, 12)
+    ids = [memory.id for memory in memories]
+    other = store.save_turn(
+        make_turn(owner, 50, "Another session entirely.").model_copy(update={"session": "s2"})
+    )
+    far = make_memory(other, embedder, tier=Tier.COOL)
+    store.save_memories(other, [far])
+    store.link_memories(
+        owner, [Link(type=LinkType.RELATED, source=ids[5], target=far.id, weight=0.5)]
+    )
+    [query] = embedder.embed(["topic"], "query")
+    found = store.find_neighbours(owner, [ids[5], ids[6]], query, 2)
+    assert [item.memory.id for item in found] == sorted([ids[3], ids[4], ids[7], ids[8], far.id])
+    assert all(item.memory.embedding is None for item in found)
+    shallow = store.find_neighbours(owner, [ids[5], ids[6]], query, 2, Tier.HOT)
+    assert far.id not in [item.memory.id for item in shallow]
+    assert len(shallow) == 4
+    assert {item.memory.id: item.turns[0].position for item in found}[ids[3]] == 3
+    assert [item.memory.id for item in store.find_neighbours(owner, [ids[0]], query, 1)] == [ids[1]]
+    assert store.find_neighbours(owner + "-b", [ids[0]], query, 3) == []

@@ -106,6 +106,21 @@ class Store(Protocol):
         embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
         """
 
+    def find_neighbours(
+        self,
+        owner: str,
+        ids: Sequence[str],
+        embedding: Embedding,
+        window: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """Memories next to the given ones, where association spreads relevance.
+
+        Those FROM the turns within `window` positions of theirs in the same session, and
+        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
+        `deepest`; each with its similarity to the embedding; the given ones left out.
+        """
+
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
 

@@ -161,7 +161,9 @@ class Neo4jStore:
 
     def save_turn(self, turn: Turn) -> Turn:
         """Store a turn unless its owner already has one with its id; return the stored turn."""
-        rows = self._run(load_statement("save_turn"), {"owner": turn.owner, "row": _turn_row(turn)})
+        rows = self._run(
+            load_statement("save_turns"), {"owner": turn.owner, "rows": [_turn_row(turn)]}
+        )
         return _turn_from(rows[0]["turn"])
 
     def save_memories(
@@ -196,16 +198,24 @@ class Neo4jStore:
         One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
         """
         check_nodes(owner, [*turns, *(memory for _turn_id, memory in memories)])
-        self._run(
-            load_statement("load"),
-            {
-                "owner": owner,
-                "turns": [_turn_row(turn) for turn in turns],
-                "memories": [
-                    {"turn_id": turn_id, "row": _memory_row(memory)} for turn_id, memory in memories
-                ],
-                "links": [link.model_dump(mode="json") for link in links],
-            },
+        self._run_together(
+            [
+                (
+                    load_statement("save_turns"),
+                    {"owner": owner, "rows": [_turn_row(turn) for turn in turns]},
+                ),
+                (
+                    load_statement("load"),
+                    {
+                        "owner": owner,
+                        "memories": [
+                            {"turn_id": turn_id, "row": _memory_row(memory)}
+                            for turn_id, memory in memories
+                        ],
+                        "links": [link.model_dump(mode="json") for link in links],
+                    },
+                ),
+            ]
         )
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
@@ -249,6 +259,33 @@ class Neo4jStore:
                 "search": lucene_search(owner, terms),
                 "embedding": embedding,
                 "limit": limit,
+                "deepest": int(deepest),
+            },
+            read=True,
+        )
+        return [_similar_from(row) for row in rows]
+
+    def find_neighbours(
+        self,
+        owner: str,
+        ids: Sequence[str],
+        embedding: Embedding,
+        window: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """Memories next to the given ones, where association spreads relevance.
+
+        Those FROM the turns within `window` positions of theirs in the same session, and
+        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
+        `deepest`; each with its similarity to the embedding; the given ones left out.
+        """
+        rows = self._run(
+            load_statement("find_neighbours"),
+            {
+                "owner": owner,
+                "ids": list(ids),
+                "embedding": embedding,
+                "window": window,
                 "deepest": int(deepest),
             },
             read=True,
@@ -335,6 +372,19 @@ class Neo4jStore:
                 statement, parameters, database_=self._database, routing_=routing
             )
         return [record.data() for record in records]
+
+    def _run_together(self, statements: Sequence[tuple[LiteralString, dict[str, Any]]]) -> None:
+        """Run statements in order in one write transaction (retried on transient errors)."""
+
+        def work(transaction: neo4j.ManagedTransaction) -> None:
+            for statement, parameters in statements:
+                transaction.run(statement, parameters).consume()
+
+        with (
+            self._translated_errors(),
+            self._driver.session(database=self._database) as session,
+        ):
+            session.execute_write(work)
 
     def _run_batched(
         self, statement: LiteralString, parameters: dict[str, Any]

@@ -70,6 +70,8 @@ class NetworkXStore:
         self._pending: dict[str, dict[str, None]] = {}
         self._mentions: dict[str, dict[str, set[str]]] = {}
         """Per owner, the ids of the memories whose text holds each content term."""
+        self._sessions: dict[tuple[str, str], list[str]] = {}
+        """Per (owner, session), the ids of its turns in the order they were stored."""
         self._lock = threading.RLock()
         self._sequence = 0
         self._unsnapshotted = 0
@@ -101,7 +103,9 @@ class NetworkXStore:
                 assert isinstance(stored, Turn)
                 return stored
             self._write({"op": "save_turn", "turn": turn.model_dump(mode="json")})
-            return turn
+            stored = self._node(turn.owner, "Turn", turn.id)
+            assert isinstance(stored, Turn)
+            return stored
 
     def save_memories(
         self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
@@ -205,6 +209,54 @@ class NetworkXStore:
             return [
                 self._found(memory, similarity)
                 for similarity, memory in zip(similarities, best, strict=True)
+            ]
+
+    def find_neighbours(
+        self,
+        owner: str,
+        ids: Sequence[str],
+        embedding: Embedding,
+        window: int,
+        deepest: Tier = Tier.DEEP,
+    ) -> list[SimilarMemory]:
+        """Memories next to the given ones, where association spreads relevance.
+
+        Those FROM the turns within `window` positions of theirs in the same session, and
+        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
+        `deepest`; each with its similarity to the embedding; the given ones left out.
+        """
+        with self._lock:
+            given = set(ids)
+            found: dict[str, Memory] = {}
+            for memory_id in dict.fromkeys(ids):
+                memory = self._node(owner, "Memory", memory_id)
+                if not isinstance(memory, Memory):
+                    continue
+                for turn in self._turns_of(memory):
+                    assert turn.position is not None
+                    session = self._sessions[(owner, turn.session)]
+                    low = max(turn.position - window, 0)
+                    for turn_id in session[low : turn.position + window + 1]:
+                        for other in self._memories_from(owner, turn_id):
+                            found.setdefault(other.id, other)
+                for (other_id, label), _weight in self._wake_neighbours(
+                    owner, (memory_id, "Memory")
+                ):
+                    linked = self._node(owner, label, other_id)
+                    if isinstance(linked, Memory):
+                        found.setdefault(linked.id, linked)
+            memories = sorted(
+                (
+                    memory
+                    for memory in found.values()
+                    if memory.id not in given and memory.tier <= deepest
+                ),
+                key=lambda memory: memory.id,
+            )
+            similarities = self._similarities(memories, embedding)
+            return [
+                self._found(memory, similarity)
+                for similarity, memory in zip(similarities, memories, strict=True)
             ]
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
@@ -323,6 +375,9 @@ class NetworkXStore:
         """Count the owner's nodes per label and edges per type."""
         with self._lock:
             nodes = {label: len(self._ids.get((owner, label), {})) for label in LABELS}
+            nodes["Session"] = sum(
+                1 for session_owner, _key in self._sessions if session_owner == owner
+            )
             links: dict[str, int] = {}
             for source, _target, edge_type in self._graph.edges(keys=True):
                 if source[0] == owner:
@@ -438,6 +493,8 @@ class NetworkXStore:
         label = type(node).__name__
         key: NodeKey = (node.owner, label, node.id)
         if key not in self._graph:
+            if isinstance(node, Turn):
+                node = self._placed(node)
             self._graph.add_node(key, node=node)
             self._ids.setdefault((node.owner, label), {})[node.id] = None
             if isinstance(node, Turn) and node.pending:
@@ -446,6 +503,20 @@ class NetworkXStore:
                 index = self._mentions.setdefault(node.owner, {})
                 for term in content_terms(node.text):
                     index.setdefault(term, set()).add(node.id)
+
+    def _placed(self, turn: Turn) -> Turn:
+        """A new turn at the end of its session, linked NEXT from the turn before it."""
+        session = self._sessions.setdefault((turn.owner, turn.session), [])
+        if session:
+            link = Link(type=LinkType.NEXT, source=session[-1], target=turn.id)
+            self._graph.add_edge(
+                (turn.owner, "Turn", session[-1]),
+                (turn.owner, "Turn", turn.id),
+                key=link.type.value,
+                link=link,
+            )
+        session.append(turn.id)
+        return turn.model_copy(update={"position": len(session) - 1})
 
     def _add_memory_from(self, owner: str, turn_id: str, memory: Memory) -> None:
         """Add a memory (unless stored) and its FROM edge to a stored turn."""
@@ -486,6 +557,12 @@ class NetworkXStore:
         """The owner's nodes of one label."""
         for node_id in self._ids.get((owner, label), {}):
             yield self._graph.nodes[(owner, label, node_id)]["node"]
+
+    def _memories_from(self, owner: str, turn_id: str) -> Iterator[Memory]:
+        """The memories that came from a turn."""
+        for source, _target, edge_type in self._graph.in_edges((owner, "Turn", turn_id), keys=True):
+            if edge_type == LinkType.FROM.value:
+                yield self._graph.nodes[source]["node"]
 
     def _turns_of(self, memory: Memory) -> list[Turn]:
         """The turns a memory came from, oldest first."""

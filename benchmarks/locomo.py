@@ -1,0 +1,676 @@
+"""Turn-level evidence retrieval on LoCoMo: graphmem against baselines computed in numpy.
+
+    python benchmarks/locomo.py DATA.json [--store networkx|neo4j] [--cognition offline|openai]
+        [--k 10] [--conversations N] [--out RESULT.json]
+
+Every method ranks the turns of one conversation for each of its questions and returns its best
+k turns (default 10). Scores, per question category and overall, as in
+../shared/data/locomo/BASELINES.md: turn-level evidence Recall@5, Recall@10 and NDCG@10 (binary
+relevance), and session-level Recall@5 (the share of the evidence's sessions among the sessions
+of the top 5 turns). A turn's text is "speaker: text", followed by " [shares an image: caption]"
+when the turn carries an image caption (blip_caption), for every method alike. Evidence ids with
+obvious typos are mended ("D:11:26", "D8:6; D9:17"), ids that match no turn are dropped, questions
+left without evidence are skipped; all of these are listed at the end. Answers and evidence are
+read only to score.
+
+Baselines, each over the conversation's turns only: bm25 (Lucene-style, k1 1.5, b 0.75, over the
+content terms of graphmem.terms with repetitions), dense:e5 (cosine of multilingual-e5-small
+embeddings, cached in .cache/), rrf:e5 (reciprocal-rank fusion, k 60, of those two), ga:e5
+(Generative Agents: recency, a constant importance and the cosine, each min-max normalised,
+weights 1) and context+session:e5 (the recipe of BASELINES.md, with e5 instead of MiniLM).
+
+graphmem: one fresh owner per conversation observes every turn, session by session, at its
+session's date and time; each question is then recalled at the last session's time, first in
+peek mode over all questions (`graphmem:<store>:<cognition>:peek`, which changes nothing), then
+as an agent recalls, waking what it uses (`graphmem:<store>:<cognition>`). Its ranking is the
+source turns of the recalled memories in order, without repeats, cut at k. --store neo4j and
+--cognition openai take their addresses and keys from GRAPHMEM_* variables (graphmem.config); the
+embedder is always e5. The baselines fill the embedding cache first, so graphmem's ingestion time
+is that of the store and the cognition, not of embedding.
+"""
+
+import argparse
+import json
+import math
+import re
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from contextlib import closing
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from graphmem.config import Settings
+from graphmem.embedding import CachedEmbedder, E5Embedder
+from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.terms import HAN, HAN_STOPWORDS, STEM_LENGTH, STOPWORDS, WORD
+
+Matrix = npt.NDArray[np.float64]
+
+CACHE = Path(__file__).resolve().parent.parent / ".cache" / "locomo-embeddings.sqlite"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+ADVERSARIAL = 5
+SESSION_TIME = "%I:%M %p on %d %B, %Y"
+"""How LoCoMo writes a session's date and time: "1:56 pm on 8 May, 2023"."""
+EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
+"""A turn id, also with the stray colon of "D:11:26"."""
+
+BM25_K1 = 1.5
+BM25_B = 0.75
+RRF_K = 60
+RECENCY_PER_HOUR = 0.995
+NEIGHBOUR_SHARE = 0.3
+"""context+session: the share of the best neighbouring turn's score a turn inherits."""
+SESSION_SHARE = 0.4
+"""context+session: the share of the best score of its session a turn inherits."""
+
+
+@dataclass(frozen=True)
+class DialogueTurn:
+    """One turn: its dia_id, its text as every method sees it, speaker, session number, time."""
+
+    id: str
+    text: str
+    speaker: str
+    session: int
+    at: datetime
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """What the methods see of a sample: its turns in order and its questions (no answers)."""
+
+    sample_id: str
+    turns: list[DialogueTurn]
+    questions: list[str]
+
+    @property
+    def last_at(self) -> datetime:
+        """The time of the last session: the moment every question is asked."""
+        return self.turns[-1].at
+
+
+@dataclass(frozen=True)
+class Gold:
+    """What scoring reads of a question: its category and the ids of its evidence turns."""
+
+    category: int
+    evidence: frozenset[str]
+
+
+@dataclass(frozen=True)
+class EvidenceFix:
+    """An evidence id as given and the turn ids used for it (none: dropped).
+
+    `question` is the question's 0-based index in the sample's qa list.
+    """
+
+    sample_id: str
+    question: int
+    given: str
+    used: list[str]
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A conversation, the gold of its usable questions, its evidence fixes and skipped count."""
+
+    conversation: Conversation
+    gold: list[Gold]
+    fixes: list[EvidenceFix]
+    skipped: int
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """Unit embeddings of a conversation's turns (passages) and questions (queries)."""
+
+    turns: Matrix
+    questions: Matrix
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """How one method did on one question (each measure 0-1)."""
+
+    category: int
+    recall_at_5: float
+    recall_at_10: float
+    ndcg_at_10: float
+    session_recall_at_5: float
+
+
+@dataclass(frozen=True)
+class MethodRun:
+    """A method's top turn ids per sample and question, and what computing them cost."""
+
+    rankings: dict[str, list[list[str]]]
+    cost: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Ingestion:
+    """The owner graphmem used for each sample, and what ingesting cost."""
+
+    owners: dict[str, str]
+    cost: dict[str, float]
+
+
+Scorer = Callable[[Conversation, Vectors], Matrix]
+"""A baseline: a score for every (question, turn) pair of a conversation."""
+
+
+# -- data ------------------------------------------------------------------------------------
+
+
+def load(path: Path, conversations: int | None = None) -> list[Sample]:
+    """The samples of a LoCoMo file (the first N conversations, if given)."""
+    return [read_sample(item) for item in json.loads(path.read_text())[:conversations]]
+
+
+def read_sample(item: dict[str, Any]) -> Sample:
+    """One sample: its turns, and its questions that have usable evidence."""
+    turns = conversation_turns(item)
+    known = {turn.id for turn in turns}
+    questions: list[str] = []
+    gold: list[Gold] = []
+    fixes: list[EvidenceFix] = []
+    for index, qa in enumerate(item["qa"]):
+        used, mended = question_evidence(item["sample_id"], index, qa.get("evidence", []), known)
+        fixes += mended
+        if used:
+            questions.append(qa["question"])
+            gold.append(Gold(qa["category"], used))
+    conversation = Conversation(item["sample_id"], turns, questions)
+    return Sample(conversation, gold, fixes, skipped=len(item["qa"]) - len(questions))
+
+
+def conversation_turns(item: dict[str, Any]) -> list[DialogueTurn]:
+    """Every turn of a sample, session by session, with its session's time."""
+    conversation = item["conversation"]
+    turns: list[DialogueTurn] = []
+    number = 1
+    while f"session_{number}" in conversation:
+        at = session_time(conversation[f"session_{number}_date_time"])
+        turns += [
+            DialogueTurn(turn["dia_id"], turn_text(turn), turn["speaker"], number, at)
+            for turn in conversation[f"session_{number}"]
+        ]
+        number += 1
+    return turns
+
+
+def session_time(text: str) -> datetime:
+    """A session's date and time ("1:56 pm on 8 May, 2023"), taken as UTC."""
+    return datetime.strptime(text, SESSION_TIME).replace(tzinfo=UTC)
+
+
+def turn_text(turn: dict[str, str]) -> str:
+    """A turn as the methods see it: speaker, text and the caption of a shared image."""
+    text = f"{turn['speaker']}: {turn['text']}"
+    caption = turn.get("blip_caption")
+    return text if caption is None else f"{text} [shares an image: {caption}]"
+
+
+def question_evidence(
+    sample_id: str, question: int, given: list[str], known: set[str]
+) -> tuple[frozenset[str], list[EvidenceFix]]:
+    """A question's evidence turn ids, and a fix for each given id that was mended or dropped."""
+    evidence: set[str] = set()
+    fixes = []
+    for text in given:
+        used = [turn_id for turn_id in evidence_ids(text) if turn_id in known]
+        if used != [text]:
+            fixes.append(EvidenceFix(sample_id, question, text, used))
+        evidence.update(used)
+    return frozenset(evidence), fixes
+
+
+def evidence_ids(text: str) -> list[str]:
+    """The turn ids an evidence string names, mending spaces, case and a stray colon."""
+    parts = re.split(r"[;,]", re.sub(r"\s+", "", text).upper())
+    return [
+        f"D{int(match[1])}:{int(match[2])}"
+        for part in parts
+        if (match := EVIDENCE_ID.fullmatch(part))
+    ]
+
+
+# -- baselines -------------------------------------------------------------------------------
+
+
+def tokens(text: str) -> list[str]:
+    """graphmem.terms' content terms of a text, each as often as it occurs."""
+    lowered = text.lower()
+    found = [
+        word[:STEM_LENGTH]
+        for word in WORD.findall(lowered)
+        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
+    ]
+    for run in HAN.findall(lowered):
+        if len(run) == 1:
+            found.append(run)
+        found += [
+            run[start : start + 2]
+            for start in range(len(run) - 1)
+            if run[start : start + 2] not in HAN_STOPWORDS
+        ]
+    return found
+
+
+def bm25(documents: list[list[str]], queries: list[list[str]]) -> Matrix:
+    """Lucene-style BM25 of each query's distinct terms against each document: queries x docs."""
+    vocabulary = {
+        term: index for index, term in enumerate(dict.fromkeys(chain.from_iterable(documents)))
+    }
+    counts = np.zeros((len(documents), len(vocabulary)))
+    for row, document in enumerate(documents):
+        for term in document:
+            counts[row, vocabulary[term]] += 1
+    lengths = counts.sum(axis=1)
+    frequency = (counts > 0).sum(axis=0)
+    idf = np.log(1 + (len(documents) - frequency + 0.5) / (frequency + 0.5))
+    average = float(lengths.mean()) or 1.0
+    saturation = BM25_K1 * (1 - BM25_B + BM25_B * lengths / average)
+    weights = idf * counts * (BM25_K1 + 1) / (counts + saturation[:, None])
+    asked = np.zeros((len(queries), len(vocabulary)))
+    for row, query in enumerate(queries):
+        asked[row, [vocabulary[term] for term in set(query) if term in vocabulary]] = 1.0
+    scores: Matrix = asked @ weights.T
+    return scores
+
+
+def normalised(scores: Matrix) -> Matrix:
+    """Min-max normalisation along the last axis (the conversation's turns); all equal: 1."""
+    low = scores.min(axis=-1, keepdims=True)
+    span = scores.max(axis=-1, keepdims=True) - low
+    return np.where(span > 0, (scores - low) / np.where(span > 0, span, 1.0), 1.0)
+
+
+def ranks(scores: Matrix) -> Matrix:
+    """The 1-based rank of each turn for each question (ties in turn order)."""
+    order = np.argsort(-scores, axis=1, kind="stable")
+    return np.argsort(order, axis=1).astype(np.float64) + 1
+
+
+def bm25_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
+    """bm25: BM25 over one document per turn."""
+    documents = [tokens(turn.text) for turn in conversation.turns]
+    return bm25(documents, [tokens(question) for question in conversation.questions])
+
+
+def dense_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
+    """dense: the cosine of question and turn embeddings."""
+    return vectors.questions @ vectors.turns.T
+
+
+def rrf_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
+    """rrf: reciprocal-rank fusion of bm25 and dense."""
+    lexical = ranks(bm25_scores(conversation, vectors))
+    dense = ranks(dense_scores(conversation, vectors))
+    return 1 / (RRF_K + lexical) + 1 / (RRF_K + dense)
+
+
+def generative_agents_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
+    """ga: recency before the last session + constant importance + cosine, normalised, summed."""
+    hours = np.array(
+        [(conversation.last_at - turn.at).total_seconds() / 3600 for turn in conversation.turns]
+    )
+    recency = normalised(RECENCY_PER_HOUR**hours)
+    importance = 1.0  # a constant, which min-max normalises to 1 for every turn
+    return recency + importance + normalised(dense_scores(conversation, vectors))
+
+
+def context_session_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
+    """context+session: BM25 of a turn with its neighbours plus cosine, spread in the session."""
+    turns = conversation.turns
+    sessions = np.array([turn.session for turn in turns])
+    documents = [tokens(with_neighbours(turns, index)) for index in range(len(turns))]
+    lexical = bm25(documents, [tokens(question) for question in conversation.questions])
+    base = normalised(lexical) + normalised(dense_scores(conversation, vectors))
+    spread = base + NEIGHBOUR_SHARE * neighbour_maximum(base, sessions)
+    return spread + SESSION_SHARE * session_maximum(spread, sessions)
+
+
+def with_neighbours(turns: list[DialogueTurn], index: int) -> str:
+    """A turn's text joined with those of the previous and next turn of its session."""
+    window = turns[max(index - 1, 0) : index + 2]
+    return " ".join(turn.text for turn in window if turn.session == turns[index].session)
+
+
+def neighbour_maximum(scores: Matrix, sessions: npt.NDArray[np.int_]) -> Matrix:
+    """The larger score of the previous and next turn in the same session (0 for none).
+
+    Zero stands for a missing neighbour because the scores given are never negative.
+    """
+    same = sessions[1:] == sessions[:-1]
+    previous = np.zeros_like(scores)
+    previous[:, 1:] = np.where(same, scores[:, :-1], 0.0)
+    following = np.zeros_like(scores)
+    following[:, :-1] = np.where(same, scores[:, 1:], 0.0)
+    return np.maximum(previous, following)
+
+
+def session_maximum(scores: Matrix, sessions: npt.NDArray[np.int_]) -> Matrix:
+    """The best score of each turn's session (turns come session by session)."""
+    starts = np.flatnonzero(np.r_[True, sessions[1:] != sessions[:-1]])
+    sizes = np.diff(np.r_[starts, len(sessions)])
+    return np.repeat(np.maximum.reduceat(scores, starts, axis=1), sizes, axis=1)
+
+
+BASELINES: dict[str, Scorer] = {
+    "bm25": bm25_scores,
+    "dense:e5": dense_scores,
+    "rrf:e5": rrf_scores,
+    "ga:e5": generative_agents_scores,
+    "context+session:e5": context_session_scores,
+}
+
+
+def embed_all(samples: list[Sample]) -> tuple[dict[str, Vectors], dict[str, float]]:
+    """e5 embeddings of every sample's turns and questions, through the cache; and their cost."""
+    started = time.perf_counter()
+    with closing(CachedEmbedder(E5Embedder(), CACHE)) as embedder:
+        vectors = {
+            sample.conversation.sample_id: Vectors(
+                np.array(embedder.embed([t.text for t in sample.conversation.turns], "passage")),
+                np.array(embedder.embed(sample.conversation.questions, "query")),
+            )
+            for sample in samples
+        }
+        computed = embedder.computed
+    seconds = time.perf_counter() - started
+    print(f"embedded ({computed} texts computed) in {seconds:.1f} s", file=sys.stderr, flush=True)
+    return vectors, {"seconds": round(seconds, 1), "computed": computed}
+
+
+def run_baseline(
+    scorer: Scorer, samples: list[Sample], vectors: dict[str, Vectors], k: int
+) -> MethodRun:
+    """A baseline's top k turns for every question, and the seconds scoring took."""
+    started = time.perf_counter()
+    rankings = {}
+    for sample in samples:
+        conversation = sample.conversation
+        scores = scorer(conversation, vectors[conversation.sample_id])
+        best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
+        rankings[conversation.sample_id] = [
+            [conversation.turns[index].id for index in row] for row in best
+        ]
+    return MethodRun(rankings, {"scoring_seconds": round(time.perf_counter() - started, 3)})
+
+
+# -- graphmem --------------------------------------------------------------------------------
+
+
+def open_memory(store: str, cognition: str, folder: Path) -> GraphMem:
+    """A GraphMem with the chosen store and cognition, e5 embeddings from the benchmark's cache."""
+    settings = Settings.from_env(
+        store=store,
+        cognition=cognition,
+        embedder="e5",
+        embedding_cache=CACHE,
+        path=folder / "graph.json",
+    )
+    return GraphMem.open(settings)
+
+
+def model_usage(memory: GraphMem) -> tuple[int, int]:
+    """Model calls and tokens so far through the endpoint (none with the offline cognition)."""
+    if memory.accounting is None:
+        return 0, 0
+    total = memory.accounting.total()
+    return total.calls, total.prompt_tokens + total.completion_tokens
+
+
+def ingest(memory: GraphMem, owner: str, conversation: Conversation) -> int:
+    """Observe every turn of a conversation in order; return how many stayed pending."""
+    pending = 0
+    for turn in conversation.turns:
+        observation = memory.observe(
+            owner,
+            turn.text,
+            message_id=turn.id,
+            at=turn.at,
+            speaker=turn.speaker,
+            session=f"session_{turn.session}",
+        )
+        pending += observation.pending
+    return pending
+
+
+def ingest_all(memory: GraphMem, samples: list[Sample]) -> Ingestion:
+    """Ingest each conversation under a fresh owner, reporting progress on stderr."""
+    owners = {}
+    pending = done = 0
+    started = time.perf_counter()
+    for number, sample in enumerate(samples, start=1):
+        conversation = sample.conversation
+        owner = f"locomo-{conversation.sample_id}-{secrets.token_hex(4)}"
+        pending += ingest(memory, owner, conversation)
+        owners[conversation.sample_id] = owner
+        done += len(conversation.turns)
+        seconds = time.perf_counter() - started
+        print(
+            f"ingested {conversation.sample_id} ({number}/{len(samples)}): {done} turns"
+            f" in {seconds:.0f} s, {done / seconds:.1f} turns/s",
+            file=sys.stderr,
+            flush=True,
+        )
+    seconds = time.perf_counter() - started
+    calls, used_tokens = model_usage(memory)
+    cost = {
+        "ingest_seconds": round(seconds, 1),
+        "turns_per_second": round(done / seconds, 1),
+        "model_calls_per_turn": round(calls / done, 3),
+        "tokens_per_turn": round(used_tokens / done, 1),
+        "pending_turns": pending,
+    }
+    return Ingestion(owners, cost)
+
+
+def recall_pass(
+    memory: GraphMem, samples: list[Sample], owners: dict[str, str], k: int, peek: bool
+) -> MethodRun:
+    """Recall every question at its conversation's last session; the top k source turns."""
+    calls_before, _ = model_usage(memory)
+    rankings: dict[str, list[list[str]]] = {}
+    seconds = []
+    for sample in samples:
+        conversation = sample.conversation
+        rankings[conversation.sample_id] = []
+        for question in conversation.questions:
+            started = time.perf_counter()
+            found = memory.recall(
+                owners[conversation.sample_id],
+                question,
+                k=min(MAX_RECALL, k),
+                at=conversation.last_at,
+                peek=peek,
+            )
+            seconds.append(time.perf_counter() - started)
+            turn_ids = [turn.id for item in found.memories for turn in item.turns]
+            rankings[conversation.sample_id].append(list(dict.fromkeys(turn_ids))[:k])
+    calls, _ = model_usage(memory)
+    cost = {
+        "recall_p50_ms": round(1000 * statistics.median(seconds), 1),
+        "recall_p95_ms": round(
+            1000 * statistics.quantiles(seconds, n=20, method="inclusive")[18], 1
+        ),
+        "model_calls_per_recall": round((calls - calls_before) / len(seconds), 3),
+    }
+    print(f"recalled {len(seconds)} questions (peek: {peek})", file=sys.stderr, flush=True)
+    return MethodRun(rankings, cost)
+
+
+def run_graphmem(samples: list[Sample], store: str, cognition: str, k: int) -> dict[str, MethodRun]:
+    """Ingest, then recall every question twice: peek first, then waking, as an agent recalls."""
+    name = f"graphmem:{store}:{cognition}"
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        open_memory(store, cognition, Path(folder)) as memory,
+    ):
+        ingestion = ingest_all(memory, samples)
+        peek = recall_pass(memory, samples, ingestion.owners, k, peek=True)
+        waking = recall_pass(memory, samples, ingestion.owners, k, peek=False)
+    return {
+        name: MethodRun(waking.rankings, {**ingestion.cost, **waking.cost}),
+        f"{name}:peek": MethodRun(peek.rankings, {**ingestion.cost, **peek.cost}),
+    }
+
+
+# -- scoring and reports ---------------------------------------------------------------------
+
+
+def judge(ranked: list[str], gold: Gold, session_of: dict[str, int]) -> QuestionResult:
+    """Recall@5, Recall@10, NDCG@10 and session Recall@5 of one question's ranking."""
+    hits = [turn_id in gold.evidence for turn_id in ranked]
+    found = sum(1 / math.log2(rank + 2) for rank, hit in enumerate(hits[:10]) if hit)
+    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(gold.evidence), 10)))
+    wanted = {session_of[turn_id] for turn_id in gold.evidence}
+    seen = {session_of[turn_id] for turn_id in ranked[:5]}
+    return QuestionResult(
+        category=gold.category,
+        recall_at_5=sum(hits[:5]) / len(gold.evidence),
+        recall_at_10=sum(hits[:10]) / len(gold.evidence),
+        ndcg_at_10=found / ideal,
+        session_recall_at_5=len(wanted & seen) / len(wanted),
+    )
+
+
+def judge_all(run: MethodRun, samples: list[Sample]) -> list[QuestionResult]:
+    """The result of every question of every sample under one method."""
+    results = []
+    for sample in samples:
+        conversation = sample.conversation
+        session_of = {turn.id: turn.session for turn in conversation.turns}
+        rankings = run.rankings[conversation.sample_id]
+        results += [
+            judge(ranked, gold, session_of)
+            for ranked, gold in zip(rankings, sample.gold, strict=True)
+        ]
+    return results
+
+
+def means(results: Sequence[QuestionResult]) -> dict[str, float]:
+    """The four measures averaged over questions, 0-100 with one decimal."""
+    columns = {
+        "recall@5": [result.recall_at_5 for result in results],
+        "recall@10": [result.recall_at_10 for result in results],
+        "ndcg@10": [result.ndcg_at_10 for result in results],
+        "session_recall@5": [result.session_recall_at_5 for result in results],
+    }
+    return {name: round(100 * statistics.fmean(values), 1) for name, values in columns.items()}
+
+
+def summary(results: list[QuestionResult], cost: dict[str, float]) -> dict[str, Any]:
+    """A method's JSON entry: overall, without adversarial, per category, and its cost."""
+    return {
+        "overall": means(results),
+        "overall_excl_adversarial": means([r for r in results if r.category != ADVERSARIAL]),
+        "by_category": {
+            name: means(chosen)
+            for number, name in CATEGORIES.items()
+            if (chosen := [result for result in results if result.category == number])
+        },
+        "cost": cost,
+    }
+
+
+def cell(measures: dict[str, float] | None) -> str:
+    """A table cell: R@5 / R@10 / NDCG@10."""
+    if measures is None:
+        return "-"
+    return f"{measures['recall@5']} / {measures['recall@10']} / {measures['ndcg@10']}"
+
+
+def print_tables(methods: dict[str, dict[str, Any]], samples: list[Sample]) -> None:
+    """The retrieval table (as in BASELINES.md) and the session-recall and cost table."""
+    gold = [item for sample in samples for item in sample.gold]
+    counts = {
+        name: sum(item.category == number for item in gold) for number, name in CATEGORIES.items()
+    }
+    columns = [f"{name} (n={count})" for name, count in counts.items()]
+    excluded = len(gold) - counts[CATEGORIES[ADVERSARIAL]]
+    columns += [f"ALL(excl. adversarial) (n={excluded})", f"ALL(1-5) (n={len(gold)})"]
+    print("| method | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for name, entry in methods.items():
+        cells = [cell(entry["by_category"].get(category)) for category in counts]
+        cells += [cell(entry["overall_excl_adversarial"]), cell(entry["overall"])]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print()
+    print("| method | session R@5 | time | recall p50 / p95 | model calls / tokens per turn |")
+    print("|---|---|---|---|---|")
+    for name, entry in methods.items():
+        print(f"| {name} | {entry['overall']['session_recall@5']} | {cost_cells(entry['cost'])} |")
+
+
+def cost_cells(cost: dict[str, float]) -> str:
+    """The cost columns of a method: time, recall latency, model use per ingested turn."""
+    if "scoring_seconds" in cost:
+        return f"scoring {cost['scoring_seconds']} s | - | -"
+    return (
+        f"ingestion {cost['ingest_seconds']} s ({cost['turns_per_second']} turns/s)"
+        f" | {cost['recall_p50_ms']} / {cost['recall_p95_ms']} ms"
+        f" | {cost['model_calls_per_turn']} / {cost['tokens_per_turn']}"
+    )
+
+
+def print_fixes(samples: list[Sample]) -> None:
+    """The evidence ids mended or dropped, and how many questions were skipped."""
+    print("\nEvidence ids mended or dropped:")
+    for sample in samples:
+        for fix in sample.fixes:
+            used = ", ".join(fix.used) if fix.used else "dropped (no such turn)"
+            print(f"- {fix.sample_id} question {fix.question}: {fix.given!r} -> {used}")
+    skipped = sum(sample.skipped for sample in samples)
+    print(f"Questions skipped for want of usable evidence: {skipped}")
+
+
+def main() -> None:
+    """Load, embed, run the baselines and graphmem, print the tables, write JSON when asked."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
+    parser.add_argument("--cognition", choices=["offline", "openai"], default="offline")
+    parser.add_argument("--k", type=int, default=10)
+    parser.add_argument("--conversations", type=int)
+    parser.add_argument("--out", type=Path)
+    arguments = parser.parse_args()
+    samples = load(arguments.data, arguments.conversations)
+
+    vectors, embedding = embed_all(samples)
+    runs = {
+        name: run_baseline(scorer, samples, vectors, arguments.k)
+        for name, scorer in BASELINES.items()
+    }
+    runs.update(run_graphmem(samples, arguments.store, arguments.cognition, arguments.k))
+    methods = {name: summary(judge_all(run, samples), run.cost) for name, run in runs.items()}
+
+    print_tables(methods, samples)
+    print_fixes(samples)
+    if arguments.out:
+        result = {
+            "data": str(arguments.data),
+            "k": arguments.k,
+            "questions": sum(len(sample.gold) for sample in samples),
+            "skipped_questions": sum(sample.skipped for sample in samples),
+            "evidence_fixes": [asdict(fix) for sample in samples for fix in sample.fixes],
+            "embedding": embedding,
+            "methods": methods,
+        }
+        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

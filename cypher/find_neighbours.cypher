@@ -1,0 +1,31 @@
+// Purpose: the neighbourhood of recalled memories, where association spreads relevance: the
+//          memories FROM the turns within $window positions of theirs in the same session, and
+//          the memories linked to them by RELATED, CAUSES or PART_OF either way; in tiers
+//          0..$deepest; each with its cosine similarity to the query embedding and its source
+//          turns. The given memories themselves are left out. Sessions are found through the
+//          (owner, session, position) index, so the cost is bounded by $window, not by history.
+// Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $deepest (0-3).
+// Returns: memory (properties, embedding left out), similarity (cosine in [-1, 1]), turns (list
+//          of turn properties), ordered by memory id.
+MATCH (given:Memory {owner: $owner})
+WHERE given.id IN $ids
+CALL (given) {
+  MATCH (given)-[:FROM]->(t:Turn)
+  MATCH (near:Turn {owner: $owner, session: t.session})
+  WHERE near.position IN range(t.position - $window, t.position + $window)
+  MATCH (m:Memory)-[:FROM]->(near)
+  RETURN m
+  UNION
+  MATCH (given)-[:RELATED|CAUSES|PART_OF]-(m:Memory)
+  RETURN m
+}
+WITH DISTINCT m
+WHERE NOT m.id IN $ids AND m.tier <= $deepest
+CALL (m) {
+  OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
+  WITH t ORDER BY t.created_at, t.id
+  RETURN collect(t {.*}) AS turns
+}
+RETURN m {.*, embedding: null} AS memory, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
+       turns
+ORDER BY memory.id
