@@ -47,14 +47,18 @@ def run_demo(settings: Settings, out: TextIO) -> None:
             for number, text in enumerate(messages):
                 at = DEMO_START + timedelta(days=day, minutes=10 * number)
                 observed = memory.observe(
-                    DEMO_OWNER, text, message_id=f"d{day + 1}-m{number + 1}", at=at
+                    DEMO_OWNER,
+                    text,
+                    message_id=f"d{day + 1}-m{number + 1}",
+                    at=at,
+                    session=f"day {day + 1}",
                 )
                 labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
                 print(f"  observed [{at:%Y-%m-%d %H:%M}] ({labels or 'pending'}) {text}", file=out)
         at = DEMO_START + timedelta(days=len(DEMO_DAYS))
         for query in DEMO_QUERIES:
             print(f"\nrecall: {query}", file=out)
-            recall = memory.recall(DEMO_OWNER, query, k=3, at=at)
+            recall = memory.recall(DEMO_OWNER, query, k=4, at=at)
             searches = " -> ".join(
                 f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
                 for attempt in recall.attempts

@@ -1,7 +1,8 @@
 """Retrieval scoring (Generative Agents' memory stream, with attention and association).
 
 Each memory found gets five components: relevance (cosine similarity to the query), lexical
-(BM25 of the query's content terms over the memories found), importance (its attention label),
+(BM25 of the query's content terms over the memories found, each read with the texts of the
+turns right before and after its own), importance (its attention label),
 attention (current attention) and recency (0.995 ** hours since last access). Each is min-max
 normalised over the memories found. Association (DESIGN.md section 4) then spreads the
 relevance part (weighted relevance + lexical) through the graph: a memory gains a share of the
@@ -12,7 +13,7 @@ and normalised components, the association it received and the memory it came th
 """
 
 import math
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -35,6 +36,9 @@ class Association(BaseModel):
         20, ge=0, description="best candidates (half dense, half lexical) whose neighbours join"
     )
     window: int = Field(10, ge=0, description="turns either side of a seed's turn that join")
+    pause: timedelta = Field(
+        timedelta(hours=6), description="turns further apart in time are not around each other"
+    )
     adjacent: float = Field(
         0.3, ge=0, description="share of the best relevance of the turns right before and after"
     )
@@ -42,7 +46,7 @@ class Association(BaseModel):
         0.4, ge=0, description="share of the best relevance (with adjacency) in its session"
     )
     linked: float = Field(
-        0.3, ge=0, description="share of a linked memory's relevance, times the edge weight"
+        0.1, ge=0, description="share of a linked memory's relevance, times the edge weight"
     )
 
 
@@ -53,9 +57,9 @@ class RecallPolicy(BaseModel):
 
     candidates: int = Field(50, ge=1, description="memories scored per search")
     sufficient_relevance: float = Field(
-        0.85,
+        0.9,
         description="best cosine similarity that answers a query; below it recall thinks again"
-        " (0.85 suits the offline e5 embedder, whose similarities lie between 0.7 and 1)",
+        " (0.9 suits the offline e5 embedder, whose similarities lie between 0.7 and 1)",
     )
     rethinks: int = Field(2, ge=0, description="how many times recall may think again")
     rethink_motivation: float = Field(
@@ -173,7 +177,8 @@ def score(
     """
     if not found:
         return []
-    lexical = bm25(query, [item.memory.text for item in found])
+    surroundings = _surroundings(found, association)
+    lexical = bm25(query, _with_adjacent_texts(found, surroundings))
     raw = [
         {
             "relevance": item.similarity,
@@ -191,7 +196,7 @@ def score(
         + weights.lexical * columns["lexical"][index]
         for index in range(len(found))
     ]
-    spread = _spread(found, links, relevance, association)
+    spread = _spread(found, surroundings, links, relevance, association)
     scored = []
     for index, item in enumerate(found):
         gained, via = spread[index]
@@ -214,59 +219,81 @@ def score(
     return sorted(scored, key=lambda item: (-item.score, item.memory.id))
 
 
-def _place(item: SimilarMemory) -> tuple[str, int] | None:
-    """Where a memory sits in the conversation: its first turn's session and position."""
-    if not item.turns or item.turns[0].position is None:
-        return None
-    return item.turns[0].session, item.turns[0].position
+def _surroundings(
+    found: list[SimilarMemory], association: Association
+) -> list[list[tuple[int, int]]]:
+    """For each memory, the others whose turns are around its own and how many turns away.
+
+    Around means in the same session, within `window` positions and within `pause` in time
+    (so a stream of turns without sessions does not join yesterday's talk to today's). A
+    memory's turn is its first one.
+    """
+    placed = {
+        (turn.session, turn.position): index
+        for index, item in enumerate(found)
+        if item.turns and (turn := item.turns[0]).position is not None
+    }
+    result: list[list[tuple[int, int]]] = []
+    for item in found:
+        if not item.turns or (turn := item.turns[0]).position is None:
+            result.append([])
+            continue
+        near = []
+        for distance in range(1, association.window + 1):
+            for position in (turn.position - distance, turn.position + distance):
+                other = placed.get((turn.session, position))
+                if other is None:
+                    continue
+                apart = abs(found[other].turns[0].created_at - turn.created_at)
+                if apart <= association.pause:
+                    near.append((other, distance))
+        result.append(near)
+    return result
+
+
+def _adjacent(near: list[tuple[int, int]]) -> list[int]:
+    """Of the memories around one, those of the turns right before and after its own."""
+    return [other for other, distance in near if distance == 1]
+
+
+def _with_adjacent_texts(
+    found: list[SimilarMemory], surroundings: list[list[tuple[int, int]]]
+) -> list[str]:
+    """Each memory's text joined with those of the memories of the turns right around its own."""
+    return [
+        " ".join([item.memory.text] + [found[other].memory.text for other in _adjacent(near)])
+        for item, near in zip(found, surroundings, strict=True)
+    ]
 
 
 def _spread(
     found: list[SimilarMemory],
+    surroundings: list[list[tuple[int, int]]],
     links: list[Link],
     relevance: list[float],
     association: Association,
 ) -> list[tuple[float, str | None]]:
     """What each memory gains by association, and the memory it gains most through.
 
-    A memory's place is its first turn's (session, position). It gains `adjacent` times the
-    best relevance at the positions right before and after; then `session` times the best of
-    (relevance + that adjacency gain) within `window` positions in its session, itself
-    included; then `linked` times the best weight * relevance over its links.
+    It gains `adjacent` times the best relevance of the turns right before and after its own;
+    then `session` times the best of (relevance + that adjacency gain) among the turns around
+    its own, itself included; then `linked` times the best weight * relevance over its links.
     """
     index_of = {item.memory.id: index for index, item in enumerate(found)}
-    places = [_place(item) for item in found]
-    at_place = {place: index for index, place in enumerate(places) if place is not None}
-
-    def around(index: int, distance: int) -> list[int]:
-        """Memories within `distance` positions of this one in its session, itself excluded."""
-        place = places[index]
-        if place is None:
-            return []
-        session, position = place
-        return [
-            other
-            for step in range(-distance, distance + 1)
-            if step and (other := at_place.get((session, position + step))) is not None
-        ]
 
     def best(pairs: list[tuple[float, int]]) -> tuple[float, int | None]:
         """The largest value and whose it is (ties by position in `found`)."""
         return max(pairs, default=(0.0, None), key=lambda pair: (pair[0], -pair[1]))
 
     adjacent = [
-        best([(relevance[other], other) for other in around(index, 1)])
-        for index in range(len(found))
+        best([(relevance[other], other) for other in _adjacent(near)]) for near in surroundings
     ]
     context = [
         relevance[index] + association.adjacent * adjacent[index][0] for index in range(len(found))
     ]
     session = [
-        best(
-            [(context[index], index)]
-            + [(context[other], other) for other in around(index, association.window)]
-        )
-        for index in range(len(found))
+        best([(context[index], index)] + [(context[other], other) for other, _ in near])
+        for index, near in enumerate(surroundings)
     ]
     linked: list[list[tuple[float, int]]] = [[] for _ in found]
     for link in links:

@@ -223,8 +223,6 @@ def test_association_finds_the_answer_next_to_the_question(memory: GraphMem, own
     question = by_text[POTTERY[0][1]]
     assert answer.components.association > 0
     assert answer.via == question.memory.id
-    plain = memory.recall(
-        owner, query, k=10, peek=True, at=later, weights=Weights(relevance=1.0, lexical=0.5)
-    )
+    plain = memory.recall(owner, query, k=10, peek=True, at=later, weights=Weights(relevance=1.0))
     rank_without = texts(plain).index(POTTERY[1][1])
     assert texts(recall).index(POTTERY[1][1]) < rank_without

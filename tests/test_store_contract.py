@@ -1,5 +1,6 @@
 """The store contract: every test runs on both stores and must give the same results."""
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -250,3 +251,11 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
     assert {item.memory.id: item.turns[0].position for item in found}[ids[3]] == 3
     assert [item.memory.id for item in store.find_neighbours(owner, [ids[0]], query, 1)] == [ids[1]]
     assert store.find_neighbours(owner + "-b", [ids[0]], query, 3) == []
+
+
+def test_concurrent_writers_never_share_a_position(store: Store, owner: str) -> None:
+    turns = [make_turn(owner, number, f"said {number}") for number in range(40)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        stored = list(pool.map(store.save_turn, turns))
+    assert sorted(turn.position or 0 for turn in stored) == list(range(40))
+    assert store.count_graph(owner).links == {"NEXT": 39}
