@@ -52,7 +52,8 @@ import numpy.typing as npt
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.terms import HAN, HAN_STOPWORDS, STEM_LENGTH, STOPWORDS, WORD
+from graphmem.retrieval import BM25_B, BM25_K1, RECENCY_PER_HOUR
+from graphmem.terms import term_list
 
 Matrix = npt.NDArray[np.float64]
 
@@ -64,10 +65,7 @@ SESSION_TIME = "%I:%M %p on %d %B, %Y"
 EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
 """A turn id, also with the stray colon of "D:11:26"."""
 
-BM25_K1 = 1.5
-BM25_B = 0.75
 RRF_K = 60
-RECENCY_PER_HOUR = 0.995
 NEIGHBOUR_SHARE = 0.3
 """context+session: the share of the best neighbouring turn's score a turn inherits."""
 SESSION_SHARE = 0.4
@@ -248,25 +246,6 @@ def evidence_ids(text: str) -> list[str]:
 # -- baselines -------------------------------------------------------------------------------
 
 
-def tokens(text: str) -> list[str]:
-    """graphmem.terms' content terms of a text, each as often as it occurs."""
-    lowered = text.lower()
-    found = [
-        word[:STEM_LENGTH]
-        for word in WORD.findall(lowered)
-        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
-    ]
-    for run in HAN.findall(lowered):
-        if len(run) == 1:
-            found.append(run)
-        found += [
-            run[start : start + 2]
-            for start in range(len(run) - 1)
-            if run[start : start + 2] not in HAN_STOPWORDS
-        ]
-    return found
-
-
 def bm25(documents: list[list[str]], queries: list[list[str]]) -> Matrix:
     """Lucene-style BM25 of each query's distinct terms against each document: queries x docs."""
     vocabulary = {
@@ -304,8 +283,8 @@ def ranks(scores: Matrix) -> Matrix:
 
 def bm25_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
     """bm25: BM25 over one document per turn."""
-    documents = [tokens(turn.text) for turn in conversation.turns]
-    return bm25(documents, [tokens(question) for question in conversation.questions])
+    documents = [term_list(turn.text) for turn in conversation.turns]
+    return bm25(documents, [term_list(question) for question in conversation.questions])
 
 
 def dense_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
@@ -334,8 +313,8 @@ def context_session_scores(conversation: Conversation, vectors: Vectors) -> Matr
     """context+session: BM25 of a turn with its neighbours plus cosine, spread in the session."""
     turns = conversation.turns
     sessions = np.array([turn.session for turn in turns])
-    documents = [tokens(with_neighbours(turns, index)) for index in range(len(turns))]
-    lexical = bm25(documents, [tokens(question) for question in conversation.questions])
+    documents = [term_list(with_neighbours(turns, index)) for index in range(len(turns))]
+    lexical = bm25(documents, [term_list(question) for question in conversation.questions])
     base = normalised(lexical) + normalised(dense_scores(conversation, vectors))
     spread = base + NEIGHBOUR_SHARE * neighbour_maximum(base, sessions)
     return spread + SESSION_SHARE * session_maximum(spread, sessions)

@@ -348,11 +348,10 @@ class GraphMem:
             policy=self._attention,
             association=self._recall.association,
         )[:k]
-        chosen = {item.memory.id for item in scored}
-        links = [link for link in links if link.source in chosen and link.target in chosen]
+        used = [item.memory.id for item in scored]
+        links = [link for link in links if link.source in used and link.target in used]
         woken = []
-        if not peek and chosen:
-            used = [item.memory.id for item in scored]
+        if not peek and used:
             woken = self._store.wake(owner, used, now, self._attention, self._tiers)
         return Recall(
             owner=owner,

@@ -197,6 +197,13 @@ class Link(BaseModel):
     weight: Probability | None = None
     sufficiency: Probability | None = None
 
+    @property
+    def strength(self) -> float:
+        """How strongly the edge joins its ends: its weight, else its sufficiency, else 1."""
+        if self.weight is not None:
+            return self.weight
+        return 1.0 if self.sufficiency is None else self.sufficiency
+
     @model_validator(mode="after")
     def _properties_fit_type(self) -> Self:
         """Require exactly the properties the edge type carries."""

@@ -300,10 +300,8 @@ def _spread(
         source, target = index_of.get(link.source), index_of.get(link.target)
         if source is None or target is None:
             continue
-        weight = link.weight if link.weight is not None else link.sufficiency
-        weight = 1.0 if weight is None else weight
-        linked[source].append((weight * relevance[target], target))
-        linked[target].append((weight * relevance[source], source))
+        linked[source].append((link.strength * relevance[target], target))
+        linked[target].append((link.strength * relevance[source], source))
     result = []
     for index in range(len(found)):
         link_value, link_from = best(linked[index])

@@ -27,23 +27,28 @@ HAN_STOPWORDS = frozenset(
 )
 
 
-def terms(text: str) -> set[str]:
-    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams."""
+def term_list(text: str) -> list[str]:
+    """Content terms in order, each as often as it occurs (for term frequencies)."""
     lowered = text.lower()
-    found = {
+    found = [
         word[:STEM_LENGTH]
         for word in WORD.findall(lowered)
         if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
-    }
+    ]
     for run in HAN.findall(lowered):
         if len(run) == 1:
-            found.add(run)
-        found.update(
+            found.append(run)
+        found += [
             run[start : start + 2]
             for start in range(len(run) - 1)
             if run[start : start + 2] not in HAN_STOPWORDS
-        )
+        ]
     return found
+
+
+def terms(text: str) -> set[str]:
+    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams."""
+    return set(term_list(text))
 
 
 def mentions(text: str, cue: str) -> bool:

@@ -456,8 +456,7 @@ class NetworkXStore:
         ]:
             other = target if source == key else source
             if edge_type in WAKE_EDGES and other[1] in ("Memory", "Event"):
-                weight = link.weight if link.weight is not None else link.sufficiency
-                found.append(((other[2], other[1]), 1.0 if weight is None else weight))
+                found.append(((other[2], other[1]), link.strength))
         return found
 
     def _apply(self, change: dict[str, Any]) -> None:
@@ -509,12 +508,7 @@ class NetworkXStore:
         session = self._sessions.setdefault((turn.owner, turn.session), [])
         if session:
             link = Link(type=LinkType.NEXT, source=session[-1], target=turn.id)
-            self._graph.add_edge(
-                (turn.owner, "Turn", session[-1]),
-                (turn.owner, "Turn", turn.id),
-                key=link.type.value,
-                link=link,
-            )
+            self._add_link(turn.owner, "Turn", "Turn", link)
         session.append(turn.id)
         return turn.model_copy(update={"position": len(session) - 1})
 
