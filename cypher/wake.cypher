@@ -1,13 +1,15 @@
 // Purpose: one recall's use and regional wake-up, in one transaction, with the arithmetic of
 //          graphmem/mechanisms/attention.py. Used memories: both attention parts decayed to $now
-//          plus their gains, accessed_at $now, tier 0. Neighbours (memories and events) along
-//          RELATED, CAUSES and PART_OF edges either way, up to $hops (0-2) hops, following from
-//          each node only its $fan_out strongest edges (weight, else sufficiency, else 1; ties
-//          by id): short-term gain $short_gain * $per_hop^hop * the edge weights, the largest
-//          over all paths, dropped below $min_gain (and then not spread further); each rises
-//          to the tier its new attention reaches (memories of tier 0 carry the label Hot, the
-//          mirror the hot fulltext index covers). Each node's write lock is taken before its
-//          attention is read, so concurrent recalls lose no update.
+//          plus their gains (a part with no gain is left as it is), accessed_at $now, tier 0.
+//          Neighbours (memories and events) along RELATED, CAUSES and PART_OF edges either way,
+//          up to $hops (0-2) hops, following from each node only its $fan_out strongest edges
+//          (weight, else sufficiency, else 1; ties by id): short-term gain $short_gain *
+//          $per_hop^hop * the edge weights, the largest over all paths, dropped below $min_gain
+//          (and then not spread further); only their short-term part is written, and their tier
+//          when the new attention reaches a higher one (memories of tier 0 carry the label Hot,
+//          the mirror the hot fulltext index covers). Concurrent recalls lose no update: each
+//          part is decayed and raised inside one SET of a literal map, for which Cypher takes
+//          the node's write lock before reading it, and nothing reads attention before that.
 // Parameters: $owner, $ids (used memory ids), $now, $long_gain, $short_gain, $per_hop, $hops,
 //             $fan_out, $min_gain, $long_half_life and $short_half_life (seconds), $floors (least
 //             attention of tiers 0, 1 and 2).
@@ -46,50 +48,43 @@ CALL (first) {
 }
 CALL (used) {
   UNWIND used AS u
-  SET u.attention_long_term = u.attention_long_term
-  WITH u,
-       duration.inSeconds(u.attention_long_term_at, $now) AS long_elapsed,
-       duration.inSeconds(u.attention_short_term_at, $now) AS short_elapsed
-  SET u.attention_long_term = u.attention_long_term * 0.5 ^ (CASE
-        WHEN u.attention_long_term_at < $now
-        THEN (long_elapsed.seconds + long_elapsed.nanosecondsOfSecond / 1e9) / $long_half_life
-        ELSE 0.0 END) + $long_gain,
-      u.attention_short_term = u.attention_short_term * 0.5 ^ (CASE
-        WHEN u.attention_short_term_at < $now
-        THEN (short_elapsed.seconds + short_elapsed.nanosecondsOfSecond / 1e9) / $short_half_life
-        ELSE 0.0 END) + $short_gain,
-      u.attention_long_term_at = CASE
-        WHEN u.attention_long_term_at < $now THEN $now ELSE u.attention_long_term_at END,
-      u.attention_short_term_at = CASE
-        WHEN u.attention_short_term_at < $now THEN $now ELSE u.attention_short_term_at END,
-      u.accessed_at = CASE WHEN u.accessed_at < $now THEN $now ELSE u.accessed_at END,
-      u.tier = 0,
-      u:Hot
+  SET u += {
+    attention_long_term: CASE WHEN $long_gain = 0 THEN u.attention_long_term
+      ELSE u.attention_long_term * 0.5 ^ (CASE WHEN u.attention_long_term_at < $now
+        THEN duration.inSeconds(u.attention_long_term_at, $now).milliseconds / 1000.0
+        ELSE 0.0 END / $long_half_life) + $long_gain END,
+    attention_long_term_at: CASE WHEN $long_gain = 0 OR u.attention_long_term_at >= $now
+      THEN u.attention_long_term_at ELSE $now END,
+    attention_short_term: CASE WHEN $short_gain = 0 THEN u.attention_short_term
+      ELSE u.attention_short_term * 0.5 ^ (CASE WHEN u.attention_short_term_at < $now
+        THEN duration.inSeconds(u.attention_short_term_at, $now).milliseconds / 1000.0
+        ELSE 0.0 END / $short_half_life) + $short_gain END,
+    attention_short_term_at: CASE WHEN $short_gain = 0 OR u.attention_short_term_at >= $now
+      THEN u.attention_short_term_at ELSE $now END,
+    accessed_at: CASE WHEN u.accessed_at < $now THEN $now ELSE u.accessed_at END,
+    tier: 0
+  }
+  SET u:Hot
   RETURN collect({id: u.id, label: 'Memory', used: true, gain: $short_gain, tier: 0}) AS uses
 }
 CALL (used, first, second) {
   UNWIND first + second AS step
   WITH step.node AS n, max(step.gain) AS gain
   WHERE NOT n IN used
-  SET n.attention_short_term = n.attention_short_term
-  WITH n, gain,
-       duration.inSeconds(n.attention_long_term_at, $now) AS long_elapsed,
-       duration.inSeconds(n.attention_short_term_at, $now) AS short_elapsed
-  SET n.attention_long_term = n.attention_long_term * 0.5 ^ (CASE
-        WHEN n.attention_long_term_at < $now
-        THEN (long_elapsed.seconds + long_elapsed.nanosecondsOfSecond / 1e9) / $long_half_life
-        ELSE 0.0 END),
-      n.attention_short_term = n.attention_short_term * 0.5 ^ (CASE
-        WHEN n.attention_short_term_at < $now
-        THEN (short_elapsed.seconds + short_elapsed.nanosecondsOfSecond / 1e9) / $short_half_life
-        ELSE 0.0 END) + gain,
-      n.attention_long_term_at = CASE
-        WHEN n.attention_long_term_at < $now THEN $now ELSE n.attention_long_term_at END,
-      n.attention_short_term_at = CASE
-        WHEN n.attention_short_term_at < $now THEN $now ELSE n.attention_short_term_at END
-  WITH n, gain,
-       size([floor IN $floors WHERE n.attention_long_term + n.attention_short_term < floor]) AS fits
-  SET n.tier = CASE WHEN fits < n.tier THEN fits ELSE n.tier END
+  SET n += {
+    attention_short_term: n.attention_short_term * 0.5 ^ (CASE
+      WHEN n.attention_short_term_at < $now
+      THEN duration.inSeconds(n.attention_short_term_at, $now).milliseconds / 1000.0
+      ELSE 0.0 END / $short_half_life) + gain,
+    attention_short_term_at: CASE WHEN n.attention_short_term_at < $now
+      THEN $now ELSE n.attention_short_term_at END
+  }
+  WITH n, gain, n.attention_short_term + n.attention_long_term * 0.5 ^ (CASE
+      WHEN n.attention_long_term_at < $now
+      THEN duration.inSeconds(n.attention_long_term_at, $now).milliseconds / 1000.0
+      ELSE 0.0 END / $long_half_life) AS level
+  WITH n, gain, size([floor IN $floors WHERE level < floor]) AS fits
+  FOREACH (risen IN CASE WHEN fits < n.tier THEN [n] ELSE [] END | SET risen.tier = fits)
   FOREACH (hot IN CASE WHEN n:Memory AND n.tier = 0 THEN [n] ELSE [] END | SET hot:Hot)
   WITH n, gain, CASE WHEN n:Memory THEN 'Memory' ELSE 'Event' END AS label
   RETURN collect({id: n.id, label: label, used: false, gain: gain, tier: n.tier}) AS wakes

@@ -1,5 +1,6 @@
 """Wake-up, spreading, tiers and re-tiering through the store verbs, the same on both stores."""
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -59,8 +60,8 @@ def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, own
         owner,
         [
             related("a", "b", 0.8),
-            related("c", "b", 0.5),  # direction does not matter
-            related("a", "d", 0.2),
+            related("c", "b", 0.6),  # direction does not matter
+            related("a", "d", 0.3),
             related("c", "e", 1.0),  # three hops from a: untouched
             Link(type=LinkType.CAUSES, source="d", target="c", sufficiency=0.9),
         ],
@@ -69,7 +70,7 @@ def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, own
     woken = store.wake(owner, ["a"], now, POLICY, TIERS)
     gains = {item.id: item.short_term_gain for item in woken}
     assert gains == pytest.approx(
-        {"a": 5.0, "b": 5 * 0.5 * 0.8, "c": 5 * 0.25 * 0.8 * 0.5, "d": 5 * 0.5 * 0.2}
+        {"a": 5.0, "b": 5 * 0.5 * 0.8, "c": 5 * 0.25 * 0.8 * 0.6, "d": 5 * 0.5 * 0.3}
     )
     assert [item.used for item in woken] == [True, False, False, False]
     used = attention_of(store, owner, "a")
@@ -80,6 +81,7 @@ def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, own
     assert used.attention.short_term == pytest.approx(5.0)
     b = attention_of(store, owner, "b")
     assert b.attention.short_term == pytest.approx(2.0)
+    assert (b.attention.long_term, b.attention.long_term_at) == (1.0, START)  # no gain, no write
     assert b.tier == Tier.WARM  # from tier 3: 0.98 long-term + 2.0 short-term reach 2.5
     assert attention_of(store, owner, "e").attention.short_term == 0.0
 
@@ -227,3 +229,19 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     assert [
         m.memory.id for m in store.find_memories_mentioning(owner, ["kite"], [1.0, 0, 0], 10)
     ] == ["kite"]
+
+
+def test_concurrent_wakes_lose_no_increment(store: Store, owner: str) -> None:
+    for name in ["used", "near"]:
+        add(store, owner, name, level=1.0)
+    store.link_memories(owner, [related("used", "near", 1.0)])
+    later = START + timedelta(hours=1)  # every wake decays to the same moment: gains just add
+    wakes = 40
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda _: store.wake(owner, ["used"], later, POLICY, TIERS), range(wakes)))
+    used = attention_of(store, owner, "used").attention
+    near = attention_of(store, owner, "near").attention
+    long_decay = 0.5 ** (1 / (30 * 24))
+    assert used.long_term == pytest.approx(1.0 * long_decay + wakes * POLICY.use_long_term)
+    assert used.short_term == pytest.approx(wakes * POLICY.use_short_term)
+    assert near.short_term == pytest.approx(wakes * POLICY.use_short_term * 0.5)

@@ -27,10 +27,10 @@ class AttentionPolicy(BaseModel):
     spread_per_hop: float = Field(0.5, ge=0, le=1, description="falloff of wake-up per hop")
     spread_hops: int = Field(2, ge=0, le=2, description="how far wake-up spreads")
     spread_fan_out: int = Field(
-        8, ge=1, description="edges followed from each node, strongest first"
+        4, ge=1, description="edges followed from each node, strongest first"
     )
     spread_min_gain: float = Field(
-        0.2, ge=0, description="smaller wake-up gains are neither written nor spread further"
+        0.5, ge=0, description="smaller wake-up gains are neither written nor spread further"
     )
 
 
@@ -62,20 +62,37 @@ def woken(
     long_term_gain: float,
     short_term_gain: float,
 ) -> Attention:
-    """Attention after gains at `now`: each part decayed to now plus its gain, set at now.
+    """Attention after gains at `now`: each part with a gain decayed to now plus it, set at now.
 
-    A part set later than `now` keeps its time and value (plus the gain): time never runs back.
+    A part without a gain is left as it is (its value at any time is the same, and nothing needs
+    writing). A part set later than `now` keeps its time and value (plus the gain): time never
+    runs back.
     """
-    long_term = decay(attention.long_term, attention.long_term_at, now, policy.long_term_half_life)
-    short_term = decay(
-        attention.short_term, attention.short_term_at, now, policy.short_term_half_life
+    long_term, long_term_at = _raised(
+        attention.long_term, attention.long_term_at, now, policy.long_term_half_life, long_term_gain
+    )
+    short_term, short_term_at = _raised(
+        attention.short_term,
+        attention.short_term_at,
+        now,
+        policy.short_term_half_life,
+        short_term_gain,
     )
     return Attention(
-        long_term=long_term + long_term_gain,
-        long_term_at=max(now, attention.long_term_at),
-        short_term=short_term + short_term_gain,
-        short_term_at=max(now, attention.short_term_at),
+        long_term=long_term,
+        long_term_at=long_term_at,
+        short_term=short_term,
+        short_term_at=short_term_at,
     )
+
+
+def _raised(
+    value: float, since: datetime, now: datetime, half_life: timedelta, gain: float
+) -> tuple[float, datetime]:
+    """One attention part and its time after a gain at `now` (unchanged without a gain)."""
+    if gain == 0:
+        return value, since
+    return decay(value, since, now, half_life) + gain, max(now, since)
 
 
 NodeRef = tuple[str, str]
