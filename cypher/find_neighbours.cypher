@@ -5,8 +5,8 @@
 //          turns. The given memories themselves are left out. Sessions are found through the
 //          (owner, session, position) index, so the cost is bounded by $window, not by history.
 // Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $deepest (0-3).
-// Returns: memory (properties, embedding left out), similarity (cosine in [-1, 1]), turns (list
-//          of turn properties), ordered by memory id.
+// Returns: memory (properties, embedding left out, date-times as ISO text), similarity (cosine
+//          in [-1, 1]), turns (list of turn properties, likewise), ordered by memory id.
 MATCH (given:Memory {owner: $owner})
 WHERE given.id IN $ids
 CALL (given) {
@@ -24,8 +24,12 @@ WHERE NOT m.id IN $ids AND m.tier <= $deepest
 CALL (m) {
   OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
   WITH t ORDER BY t.created_at, t.id
-  RETURN collect(t {.*}) AS turns
+  RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-RETURN m {.*, embedding: null} AS memory, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
+RETURN m {.*, embedding: null, created_at: toString(m.created_at),
+         accessed_at: toString(m.accessed_at),
+         attention_long_term_at: toString(m.attention_long_term_at),
+         attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
+       2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
        turns
 ORDER BY memory.id

@@ -2,7 +2,9 @@
 //          the (owner, tier) index bounds a shallow search by the hot tier's capacity), best
 //          first with ties broken by id, each with its source turns oldest first.
 // Parameters: $owner, $embedding (list of floats), $limit, $deepest (0-3).
-// Returns: memory (properties, embedding left out), similarity (cosine in [-1, 1]), turns (list of turn properties).
+// Returns: memory (properties, embedding left out, date-times as ISO text: the Python driver
+//          decodes a DateTime some 20 times slower), similarity (cosine in [-1, 1]), turns
+//          (list of turn properties, likewise).
 MATCH (m:Memory {owner: $owner})
 WHERE m.tier <= $deepest
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
@@ -11,7 +13,11 @@ LIMIT $limit
 CALL (m) {
   OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
   WITH t ORDER BY t.created_at, t.id
-  RETURN collect(t {.*}) AS turns
+  RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-RETURN m {.*, embedding: null} AS memory, 2 * score - 1 AS similarity, turns
+RETURN m {.*, embedding: null, created_at: toString(m.created_at),
+         accessed_at: toString(m.accessed_at),
+         attention_long_term_at: toString(m.attention_long_term_at),
+         attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
+       2 * score - 1 AS similarity, turns
 ORDER BY similarity DESC, memory.id ASC

@@ -1,8 +1,15 @@
-// Purpose: the edges between the given memories of one owner, for a recall's subgraph.
+// Purpose: the edges between the given memories of one owner, for a recall's subgraph. Each
+//          memory's own edges are followed (a subquery per memory), so the cost grows with the
+//          edges of the given memories, not with the square of their number.
 // Parameters: $owner, $ids (memory ids).
 // Returns: type, source, target, weight, sufficiency; one row per edge, ordered.
-MATCH (a:Memory {owner: $owner})-[r]->(b:Memory {owner: $owner})
-WHERE a.id IN $ids AND b.id IN $ids
+MATCH (a:Memory {owner: $owner})
+WHERE a.id IN $ids
+CALL (a) {
+  MATCH (a)-[r]->(b:Memory {owner: $owner})
+  WHERE b.id IN $ids
+  RETURN r, b
+}
 RETURN type(r) AS type, a.id AS source, b.id AS target, r.weight AS weight,
        r.sufficiency AS sufficiency
 ORDER BY type, source, target

@@ -347,7 +347,8 @@ class GraphMem:
             weights=chosen_weights,
             policy=self._attention,
             association=self._recall.association,
-        )[:k]
+            limit=k,
+        )
         used = [item.memory.id for item in scored]
         links = [link for link in links if link.source in used and link.target in used]
         woken = []

@@ -170,8 +170,9 @@ def score(
     weights: Weights,
     policy: AttentionPolicy,
     association: Association,
+    limit: int,
 ) -> list[Scored]:
-    """Score memories found (candidates and their neighbours) and return them best first.
+    """Score memories found (candidates and their neighbours); return the best `limit` first.
 
     `links` are edges among them; ties are broken by memory id.
     """
@@ -197,26 +198,26 @@ def score(
         for index in range(len(found))
     ]
     spread = _spread(found, surroundings, links, relevance, association)
-    scored = []
-    for index, item in enumerate(found):
-        gained, via = spread[index]
-        normalised = Components(
-            **{name: values[index] for name, values in columns.items()}, association=gained
+    totals = [
+        sum(getattr(weights, name) * values[index] for name, values in columns.items())
+        + weights.association * spread[index][0]
+        for index in range(len(found))
+    ]
+    best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
+    return [
+        Scored(
+            memory=found[index].memory,
+            turns=found[index].turns,
+            score=totals[index],
+            raw=Components(**raw[index], association=spread[index][0]),
+            normalised=Components(
+                **{name: values[index] for name, values in columns.items()},
+                association=spread[index][0],
+            ),
+            via=spread[index][1],
         )
-        total = sum(
-            getattr(weights, name) * getattr(normalised, name) for name in Components.model_fields
-        )
-        scored.append(
-            Scored(
-                memory=item.memory,
-                turns=item.turns,
-                score=total,
-                raw=Components(**raw[index], association=gained),
-                normalised=normalised,
-                via=via,
-            )
-        )
-    return sorted(scored, key=lambda item: (-item.score, item.memory.id))
+        for index in best[:limit]
+    ]
 
 
 def _surroundings(

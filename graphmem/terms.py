@@ -1,5 +1,6 @@
 """Content terms of a text, for English and Chinese: what the offline rules compare."""
 
+import functools
 import re
 
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -46,9 +47,13 @@ def term_list(text: str) -> list[str]:
     return found
 
 
-def terms(text: str) -> set[str]:
-    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams."""
-    return set(term_list(text))
+@functools.lru_cache(maxsize=65_536)
+def terms(text: str) -> frozenset[str]:
+    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams.
+
+    Cached: recall reads the same memory texts again and again.
+    """
+    return frozenset(term_list(text))
 
 
 def mentions(text: str, cue: str) -> bool:
