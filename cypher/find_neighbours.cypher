@@ -1,10 +1,12 @@
 // Purpose: the neighbourhood of recalled memories, where association spreads relevance: the
 //          memories FROM the turns within $window positions of theirs in the same session, and
-//          the memories linked to them by RELATED, CAUSES or PART_OF either way; in tiers
-//          0..$deepest; each with its cosine similarity to the query embedding and its source
-//          turns. The given memories themselves are left out. Sessions are found through the
-//          (owner, session, position) index, so the cost is bounded by $window, not by history.
-// Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $deepest (0-3).
+//          the $links memories most strongly linked to each by RELATED, CAUSES or PART_OF either
+//          way (weight, else sufficiency, else 1; ties by id); in tiers 0..$deepest; each with
+//          its cosine similarity to the query embedding and its source turns. The given
+//          memories themselves are left out. Sessions are found through the (owner, session,
+//          position) index, so the cost is bounded by $window and $links, not by history.
+// Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $links (linked
+//             memories per given memory), $deepest (0-3).
 // Returns: memory (properties, embedding left out, date-times as ISO text), similarity (cosine
 //          in [-1, 1]), turns (list of turn properties, likewise), ordered by memory id.
 MATCH (given:Memory {owner: $owner})
@@ -16,7 +18,11 @@ CALL (given) {
   MATCH (m:Memory)-[:FROM]->(near)
   RETURN m
   UNION
-  MATCH (given)-[:RELATED|CAUSES|PART_OF]-(m:Memory)
+  MATCH (given)-[r:RELATED|CAUSES|PART_OF]-(m:Memory)
+  WHERE NOT m.id IN $ids AND m.tier <= $deepest
+  WITH m, max(coalesce(r.weight, r.sufficiency, 1.0)) AS strength
+  ORDER BY strength DESC, m.id
+  LIMIT $links
   RETURN m
 }
 WITH DISTINCT m

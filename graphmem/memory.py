@@ -430,12 +430,16 @@ class GraphMem:
         if not seeds:
             return []
         known = {item.memory.id for item in candidates}
-        window = self._recall.association.window
-        return [
-            item
-            for item in self._store.find_neighbours(owner, seeds, embedding, window, depth)
-            if item.memory.id not in known
-        ]
+        association = self._recall.association
+        neighbours = self._store.find_neighbours(
+            owner,
+            seeds,
+            embedding,
+            window=association.window,
+            links=association.links,
+            deepest=depth,
+        )
+        return [item for item in neighbours if item.memory.id not in known]
 
     def _label(
         self, item: str, speaker: str, related: list[SimilarMemory], now: datetime

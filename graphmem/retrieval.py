@@ -35,7 +35,10 @@ class Association(BaseModel):
     seeds: int = Field(
         20, ge=0, description="best candidates (half dense, half lexical) whose neighbours join"
     )
-    window: int = Field(10, ge=0, description="turns either side of a seed's turn that join")
+    window: int = Field(5, ge=0, description="turns either side of a seed's turn that join")
+    links: int = Field(
+        5, ge=0, description="linked memories of a seed that join, strongest edges first"
+    )
     pause: timedelta = Field(
         timedelta(hours=6), description="turns further apart in time are not around each other"
     )

@@ -54,14 +54,15 @@ def attention_of(store: Store, owner: str, name: str) -> Memory:
 
 
 def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, owner: str) -> None:
-    for name in ["a", "b", "c", "d", "e"]:
+    for name in ["a", "b", "c", "d", "e", "f"]:
         add(store, owner, name, level=1.0, tier=Tier.DEEP)
     store.link_memories(
         owner,
         [
-            related("a", "b", 0.8),
-            related("c", "b", 0.6),  # direction does not matter
-            related("a", "d", 0.3),
+            related("a", "b", 1.0),
+            related("c", "b", 0.9),  # direction does not matter
+            related("a", "d", 0.5),
+            related("a", "f", 0.3),  # a gain of 0.75, under the least gain: dropped
             related("c", "e", 1.0),  # three hops from a: untouched
             Link(type=LinkType.CAUSES, source="d", target="c", sufficiency=0.9),
         ],
@@ -70,7 +71,7 @@ def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, own
     woken = store.wake(owner, ["a"], now, POLICY, TIERS)
     gains = {item.id: item.short_term_gain for item in woken}
     assert gains == pytest.approx(
-        {"a": 5.0, "b": 5 * 0.5 * 0.8, "c": 5 * 0.25 * 0.8 * 0.6, "d": 5 * 0.5 * 0.3}
+        {"a": 5.0, "b": 5 * 0.5 * 1.0, "c": 5 * 0.25 * 1.0 * 0.9, "d": 5 * 0.5 * 0.5}
     )
     assert [item.used for item in woken] == [True, False, False, False]
     used = attention_of(store, owner, "a")
@@ -80,9 +81,9 @@ def test_use_wakes_neighbours_two_hops_with_falloff_and_weight(store: Store, own
     assert used.attention.long_term == pytest.approx(decayed + 1.0)
     assert used.attention.short_term == pytest.approx(5.0)
     b = attention_of(store, owner, "b")
-    assert b.attention.short_term == pytest.approx(2.0)
+    assert b.attention.short_term == pytest.approx(2.5)
     assert (b.attention.long_term, b.attention.long_term_at) == (1.0, START)  # no gain, no write
-    assert b.tier == Tier.WARM  # from tier 3: 0.98 long-term + 2.0 short-term reach 2.5
+    assert b.tier == Tier.WARM  # from tier 3: 0.98 long-term + 2.5 short-term reach 2.5
     assert attention_of(store, owner, "e").attention.short_term == 0.0
 
 

@@ -238,19 +238,31 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
     )
     far = make_memory(other, embedder, tier=Tier.COOL)
     store.save_memories(other, [far])
+    weaker = make_memory(other, embedder, tier=Tier.COOL, id="mem-weaker")
+    store.save_memories(other, [weaker])
     store.link_memories(
-        owner, [Link(type=LinkType.RELATED, source=ids[5], target=far.id, weight=0.5)]
+        owner,
+        [
+            Link(type=LinkType.RELATED, source=ids[5], target=far.id, weight=0.5),
+            Link(type=LinkType.RELATED, source=weaker.id, target=ids[5], weight=0.4),
+        ],
     )
     [query] = embedder.embed(["topic"], "query")
-    found = store.find_neighbours(owner, [ids[5], ids[6]], query, 2)
+    found = store.find_neighbours(owner, [ids[5], ids[6]], query, window=2, links=1)
     assert [item.memory.id for item in found] == sorted([ids[3], ids[4], ids[7], ids[8], far.id])
     assert all(item.memory.embedding is None for item in found)
-    shallow = store.find_neighbours(owner, [ids[5], ids[6]], query, 2, Tier.HOT)
+    both = store.find_neighbours(owner, [ids[5]], query, window=0, links=2)
+    assert [item.memory.id for item in both] == sorted([far.id, weaker.id])
+    shallow = store.find_neighbours(
+        owner, [ids[5], ids[6]], query, window=2, links=1, deepest=Tier.HOT
+    )
     assert far.id not in [item.memory.id for item in shallow]
     assert len(shallow) == 4
     assert {item.memory.id: item.turns[0].position for item in found}[ids[3]] == 3
-    assert [item.memory.id for item in store.find_neighbours(owner, [ids[0]], query, 1)] == [ids[1]]
-    assert store.find_neighbours(owner + "-b", [ids[0]], query, 3) == []
+    assert [
+        item.memory.id for item in store.find_neighbours(owner, [ids[0]], query, window=1, links=1)
+    ] == [ids[1]]
+    assert store.find_neighbours(owner + "-b", [ids[0]], query, window=3, links=1) == []
 
 
 def test_concurrent_writers_never_share_a_position(store: Store, owner: str) -> None:

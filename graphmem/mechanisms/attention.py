@@ -27,10 +27,10 @@ class AttentionPolicy(BaseModel):
     spread_per_hop: float = Field(0.5, ge=0, le=1, description="falloff of wake-up per hop")
     spread_hops: int = Field(2, ge=0, le=2, description="how far wake-up spreads")
     spread_fan_out: int = Field(
-        4, ge=1, description="edges followed from each node, strongest first"
+        3, ge=1, description="edges followed from each node, strongest first"
     )
     spread_min_gain: float = Field(
-        0.5, ge=0, description="smaller wake-up gains are neither written nor spread further"
+        1.0, ge=0, description="smaller wake-up gains are neither written nor spread further"
     )
 
 

@@ -111,14 +111,17 @@ class Store(Protocol):
         owner: str,
         ids: Sequence[str],
         embedding: Embedding,
+        *,
         window: int,
+        links: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
-        `deepest`; each with its similarity to the embedding; the given ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
+        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
+        ones left out.
         """
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:

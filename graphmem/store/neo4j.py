@@ -270,14 +270,17 @@ class Neo4jStore:
         owner: str,
         ids: Sequence[str],
         embedding: Embedding,
+        *,
         window: int,
+        links: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
-        `deepest`; each with its similarity to the embedding; the given ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
+        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
+        ones left out.
         """
         rows = self._run(
             load_statement("find_neighbours"),
@@ -286,6 +289,7 @@ class Neo4jStore:
                 "ids": list(ids),
                 "embedding": embedding,
                 "window": window,
+                "links": links,
                 "deepest": int(deepest),
             },
             read=True,

@@ -216,14 +216,17 @@ class NetworkXStore:
         owner: str,
         ids: Sequence[str],
         embedding: Embedding,
+        *,
         window: int,
+        links: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        those linked to them by RELATED, CAUSES or PART_OF either way; in tiers down to
-        `deepest`; each with its similarity to the embedding; the given ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
+        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
+        ones left out.
         """
         with self._lock:
             given = set(ids)
@@ -239,12 +242,21 @@ class NetworkXStore:
                     for turn_id in session[low : turn.position + window + 1]:
                         for other in self._memories_from(owner, turn_id):
                             found.setdefault(other.id, other)
-                for (other_id, label), _weight in self._wake_neighbours(
+                strongest: dict[str, tuple[float, Memory]] = {}
+                for (other_id, label), weight in self._wake_neighbours(
                     owner, (memory_id, "Memory")
                 ):
                     linked = self._node(owner, label, other_id)
-                    if isinstance(linked, Memory):
-                        found.setdefault(linked.id, linked)
+                    if (
+                        isinstance(linked, Memory)
+                        and linked.id not in given
+                        and linked.tier <= deepest
+                        and weight > strongest.get(linked.id, (-1.0, linked))[0]
+                    ):
+                        strongest[linked.id] = (weight, linked)
+                ranked = sorted(strongest.values(), key=lambda pair: (-pair[0], pair[1].id))
+                for _weight, linked in ranked[:links]:
+                    found.setdefault(linked.id, linked)
             memories = sorted(
                 (
                     memory
