@@ -4,9 +4,10 @@
 // Parameters: $owner, $index (hot_memory_text for a search of tier 0 only, else memory_text),
 //             $search (a Lucene query built by graphmem from the query's terms: the owner as a
 //             phrase, the terms as prefixes), $embedding, $limit, $deepest (0-3).
-// Returns: memory (properties, embedding left out, date-times as ISO text), similarity (cosine
-//          in [-1, 1]), turns (list of turn properties, likewise), match (Lucene's score).
-//          Lucene is asked for 4 x $limit hits, as deeper tiers are filtered out after it.
+// Returns: one row: found, a list, best match first, of {memory (properties, embedding left
+//          out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
+//          properties, likewise)}; see find_similar_memories.cypher for why. Lucene is asked
+//          for 4 x $limit hits, as deeper tiers are filtered out after it.
 CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
 YIELD node AS m, score
 WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest
@@ -18,10 +19,11 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-RETURN m {.*, embedding: null, created_at: toString(m.created_at),
-         accessed_at: toString(m.accessed_at),
-         attention_long_term_at: toString(m.attention_long_term_at),
-         attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
-       2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
-       turns, score AS match
+WITH m {.*, embedding: null, created_at: toString(m.created_at),
+       accessed_at: toString(m.accessed_at),
+       attention_long_term_at: toString(m.attention_long_term_at),
+       attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
+     2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
+     turns, score AS match
 ORDER BY match DESC, memory.id ASC
+RETURN collect({memory: memory, similarity: similarity, turns: turns}) AS found

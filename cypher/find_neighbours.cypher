@@ -7,8 +7,9 @@
 //          position) index, so the cost is bounded by $window and $links, not by history.
 // Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $links (linked
 //             memories per given memory), $deepest (0-3).
-// Returns: memory (properties, embedding left out, date-times as ISO text), similarity (cosine
-//          in [-1, 1]), turns (list of turn properties, likewise), ordered by memory id.
+// Returns: one row: found, a list, by memory id, of {memory (properties, embedding left out,
+//          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
+//          properties, likewise)}; see find_similar_memories.cypher for why.
 MATCH (given:Memory {owner: $owner})
 WHERE given.id IN $ids
 CALL (given) {
@@ -32,10 +33,11 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-RETURN m {.*, embedding: null, created_at: toString(m.created_at),
-         accessed_at: toString(m.accessed_at),
-         attention_long_term_at: toString(m.attention_long_term_at),
-         attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
-       2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
-       turns
+WITH m {.*, embedding: null, created_at: toString(m.created_at),
+       accessed_at: toString(m.accessed_at),
+       attention_long_term_at: toString(m.attention_long_term_at),
+       attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
+     2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
+     turns
 ORDER BY memory.id
+RETURN collect({memory: memory, similarity: similarity, turns: turns}) AS found

@@ -1,12 +1,14 @@
-// Purpose: the owner's memories in tiers 0..$deepest most similar to an embedding (exact cosine;
-//          the (owner, tier) index bounds a shallow search by the hot tier's capacity), best
-//          first with ties broken by id, each with its source turns oldest first.
-// Parameters: $owner, $embedding (list of floats), $limit, $deepest (0-3).
-// Returns: memory (properties, embedding left out, date-times as ISO text: the Python driver
-//          decodes a DateTime some 20 times slower), similarity (cosine in [-1, 1]), turns
-//          (list of turn properties, likewise).
+// Purpose: the owner's memories in tiers $shallowest..$deepest most similar to an embedding
+//          (exact cosine; the (owner, tier) index bounds a shallow search by the hot tier's
+//          capacity, and lets a recall that thinks again read only the tiers it has not read),
+//          best first with ties broken by id, each with its source turns oldest first.
+// Parameters: $owner, $embedding (list of floats), $limit, $shallowest and $deepest (0-3).
+// Returns: one row: found, a list, best first, of {memory (properties, embedding left out,
+//          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
+//          properties, likewise)}. One record with a list, and date-times as text, because the
+//          Python driver spends ~25 us on every record and ~40 us on every DateTime.
 MATCH (m:Memory {owner: $owner})
-WHERE m.tier <= $deepest
+WHERE $shallowest <= m.tier <= $deepest
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
 ORDER BY score DESC, m.id ASC
 LIMIT $limit
@@ -15,9 +17,10 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-RETURN m {.*, embedding: null, created_at: toString(m.created_at),
-         accessed_at: toString(m.accessed_at),
-         attention_long_term_at: toString(m.attention_long_term_at),
-         attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
-       2 * score - 1 AS similarity, turns
+WITH m {.*, embedding: null, created_at: toString(m.created_at),
+       accessed_at: toString(m.accessed_at),
+       attention_long_term_at: toString(m.attention_long_term_at),
+       attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
+     2 * score - 1 AS similarity, turns
 ORDER BY similarity DESC, memory.id ASC
+RETURN collect({memory: memory, similarity: similarity, turns: turns}) AS found

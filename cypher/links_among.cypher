@@ -2,7 +2,8 @@
 //          memory's own edges are followed (a subquery per memory), so the cost grows with the
 //          edges of the given memories, not with the square of their number.
 // Parameters: $owner, $ids (memory ids).
-// Returns: type, source, target, weight, sufficiency; one row per edge, ordered.
+// Returns: one row: links, a list of [type, source, target, weight, sufficiency], one per edge,
+//          ordered by type, source and target (one record: see find_similar_memories.cypher).
 MATCH (a:Memory {owner: $owner})
 WHERE a.id IN $ids
 CALL (a) {
@@ -10,6 +11,7 @@ CALL (a) {
   WHERE b.id IN $ids
   RETURN r, b
 }
-RETURN type(r) AS type, a.id AS source, b.id AS target, r.weight AS weight,
-       r.sufficiency AS sufficiency
+WITH type(r) AS type, a.id AS source, b.id AS target, r.weight AS weight,
+     r.sufficiency AS sufficiency
 ORDER BY type, source, target
+RETURN collect([type, source, target, weight, sufficiency]) AS links

@@ -325,18 +325,25 @@ class GraphMem:
         chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
         [embedding] = self._embedder.embed([query], "query")
+        dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
+        searched: Tier | None = None  # the deepest tier read so far; each is read once
         if motivation is None:
-            motivation = self._motivation(owner, query, embedding, now)
+            dense = self._read_deeper(owner, embedding, dense, searched, Tier.HOT)
+            searched = Tier.HOT
+            motivation = self._motivation(query, dense[:WORKING_MEMORY], now)
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)
-            candidates, seeds = self._candidates(owner, query, embedding, depth)
-            best = max((item.similarity for item in candidates), default=None)
+            if searched is None or depth > searched:
+                dense = self._read_deeper(owner, embedding, dense, searched, depth)
+                searched = depth
+            best = dense[0].similarity if dense else None
             attempts.append(Attempt(motivation=motivation, depth=depth, best_relevance=best))
             sufficient = best is not None and best >= self._recall.sufficient_relevance
             if sufficient or depth == Tier.DEEP or len(attempts) > self._recall.rethinks:
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
+        candidates, seeds = self._candidates(owner, query, embedding, dense, depth)
         found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
         links = self._store.links_among(owner, [item.memory.id for item in found]) if found else []
         scored = score(
@@ -396,18 +403,38 @@ class GraphMem:
     ) -> None:
         self.close()
 
-    def _candidates(
-        self, owner: str, query: str, embedding: list[float], depth: Tier
-    ) -> tuple[list[SimilarMemory], list[str]]:
-        """The candidates of one search, and the seeds of association.
-
-        Candidates are the most similar memories and those sharing words; seeds the best of
-        each list, alternately.
-        """
+    def _read_deeper(
+        self,
+        owner: str,
+        embedding: list[float],
+        dense: list[SimilarMemory],
+        searched: Tier | None,
+        depth: Tier,
+    ) -> list[SimilarMemory]:
+        """The most similar memories down to `depth`, reading only the tiers below `searched`."""
+        shallowest = Tier.HOT if searched is None else Tier(searched + 1)
         limit = self._recall.candidates
-        dense = self._store.find_similar_memories(owner, embedding, limit, depth)
+        deeper = self._store.find_similar_memories(
+            owner, embedding, limit, depth, shallowest=shallowest
+        )
+        ranked = sorted(dense + deeper, key=lambda item: (-item.similarity, item.memory.id))
+        return ranked[:limit]
+
+    def _candidates(
+        self,
+        owner: str,
+        query: str,
+        embedding: list[float],
+        dense: list[SimilarMemory],
+        depth: Tier,
+    ) -> tuple[list[SimilarMemory], list[str]]:
+        """The candidates of the last search, and the seeds of association.
+
+        Candidates are the most similar memories (`dense`, found already) and those sharing
+        words; seeds the best of each list, alternately.
+        """
         lexical = self._store.find_memories_mentioning(
-            owner, sorted(terms(query)), embedding, limit, depth
+            owner, sorted(terms(query)), embedding, self._recall.candidates, depth
         )
         pool = {item.memory.id: item for item in dense}
         for item in lexical:
@@ -459,9 +486,8 @@ class GraphMem:
             )
         )
 
-    def _motivation(self, owner: str, query: str, embedding: list[float], now: datetime) -> float:
-        """A query's motivation: its attention label in the light of the hot tier."""
-        related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)
+    def _motivation(self, query: str, related: list[SimilarMemory], now: datetime) -> float:
+        """A query's motivation: its attention label in the light of related hot memories."""
         try:
             return self._label(query, "query", related, now).score
         except ModelError as error:

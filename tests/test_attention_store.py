@@ -124,14 +124,18 @@ def test_shallow_search_sees_only_the_hot_tier(store: Store, owner: str) -> None
     add(store, owner, "warm", tier=Tier.WARM)
     add(store, owner, "deep", tier=Tier.DEEP)
 
-    def found(deepest: Tier) -> list[str]:
+    def found(deepest: Tier, shallowest: Tier = Tier.HOT) -> list[str]:
         return sorted(
-            item.memory.id for item in store.find_similar_memories(owner, [1.0, 0, 0], 10, deepest)
+            item.memory.id
+            for item in store.find_similar_memories(
+                owner, [1.0, 0, 0], 10, deepest, shallowest=shallowest
+            )
         )
 
     assert found(Tier.HOT) == ["hot"]
     assert found(Tier.WARM) == ["hot", "warm"]
     assert found(Tier.DEEP) == ["deep", "hot", "warm"]
+    assert found(Tier.DEEP, shallowest=Tier.WARM) == ["deep", "warm"]  # thinking again
 
 
 def test_retier_sinks_the_faded_and_the_overflow(store: Store, owner: str) -> None:

@@ -88,9 +88,15 @@ class Store(Protocol):
         """The owner's turns whose memories are not derived yet, oldest first."""
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
+        self,
+        owner: str,
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+        *,
+        shallowest: Tier = Tier.HOT,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
 
     def find_memories_mentioning(
         self,

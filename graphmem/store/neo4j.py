@@ -106,12 +106,12 @@ def lucene_search(owner: str, terms: Sequence[str]) -> str:
     return f'owner:"{owner}" AND ({prefixes})'
 
 
-def _similar_from(row: Mapping[str, Any]) -> SimilarMemory:
-    """A found memory from a result row with memory, similarity and turns."""
+def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
+    """A found memory from a map with memory, similarity and turns."""
     return SimilarMemory(
-        memory=_memory_from(row["memory"]),
-        similarity=row["similarity"],
-        turns=[_turn_from(turn) for turn in row["turns"]],
+        memory=_memory_from(found["memory"]),
+        similarity=found["similarity"],
+        turns=[_turn_from(turn) for turn in found["turns"]],
     )
 
 
@@ -226,15 +226,27 @@ class Neo4jStore:
         return [_turn_from(row["turn"]) for row in rows]
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
+        self,
+        owner: str,
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+        *,
+        shallowest: Tier = Tier.HOT,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
-        rows = self._run(
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
+        [row] = self._run(
             load_statement("find_similar_memories"),
-            {"owner": owner, "embedding": embedding, "limit": limit, "deepest": int(deepest)},
+            {
+                "owner": owner,
+                "embedding": embedding,
+                "limit": limit,
+                "shallowest": int(shallowest),
+                "deepest": int(deepest),
+            },
             read=True,
         )
-        return [_similar_from(row) for row in rows]
+        return [_similar_from(found) for found in row["found"]]
 
     def find_memories_mentioning(
         self,
@@ -251,7 +263,7 @@ class Neo4jStore:
         """
         if not terms:
             return []
-        rows = self._run(
+        [row] = self._run(
             load_statement("find_memories_mentioning"),
             {
                 "owner": owner,
@@ -263,7 +275,7 @@ class Neo4jStore:
             },
             read=True,
         )
-        return [_similar_from(row) for row in rows]
+        return [_similar_from(found) for found in row["found"]]
 
     def find_neighbours(
         self,
@@ -282,7 +294,7 @@ class Neo4jStore:
         by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
         ones left out.
         """
-        rows = self._run(
+        [row] = self._run(
             load_statement("find_neighbours"),
             {
                 "owner": owner,
@@ -294,14 +306,17 @@ class Neo4jStore:
             },
             read=True,
         )
-        return [_similar_from(row) for row in rows]
+        return [_similar_from(found) for found in row["found"]]
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
-        rows = self._run(
+        [row] = self._run(
             load_statement("links_among"), {"owner": owner, "ids": list(ids)}, read=True
         )
-        return [Link.model_validate(row) for row in rows]
+        return [
+            Link(type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency)
+            for kind, source, target, weight, sufficiency in row["links"]
+        ]
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""

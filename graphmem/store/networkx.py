@@ -129,14 +129,20 @@ class NetworkXStore:
             )
 
     def find_similar_memories(
-        self, owner: str, embedding: Embedding, limit: int, deepest: Tier = Tier.DEEP
+        self,
+        owner: str,
+        embedding: Embedding,
+        limit: int,
+        deepest: Tier = Tier.DEEP,
+        *,
+        shallowest: Tier = Tier.HOT,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers down to `deepest` most similar to an embedding."""
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
         with self._lock:
             memories = [
                 node
                 for node in self._nodes(owner, "Memory")
-                if isinstance(node, Memory) and node.tier <= deepest
+                if isinstance(node, Memory) and shallowest <= node.tier <= deepest
             ]
             ranked = sorted(
                 zip(self._similarities(memories, embedding), memories, strict=True),
