@@ -13,7 +13,8 @@
 // Parameters: $owner, $ids (used memory ids), $now, $long_gain, $short_gain, $per_hop, $hops,
 //             $fan_out, $min_gain, $long_half_life and $short_half_life (seconds), $floors (least
 //             attention of tiers 0, 1 and 2).
-// Returns: id, label, used, short_term_gain, tier; one row per node whose attention rose.
+// Returns: one row: woken, a list of {id, label, used, short_term_gain, tier}, one per node whose
+//          attention rose, by label and id (one record: see find_similar_memories.cypher).
 MATCH (u:Memory {owner: $owner})
 WHERE u.id IN $ids
 WITH collect(u) AS used
@@ -90,6 +91,7 @@ CALL (used, first, second) {
   RETURN collect({id: n.id, label: label, used: false, gain: gain, tier: n.tier}) AS wakes
 }
 UNWIND uses + wakes AS row
-RETURN row.id AS id, row.label AS label, row.used AS used, row.gain AS short_term_gain,
-       row.tier AS tier
-ORDER BY label, id
+WITH row
+ORDER BY row.label, row.id
+RETURN collect({id: row.id, label: row.label, used: row.used, short_term_gain: row.gain,
+                tier: row.tier}) AS woken

@@ -149,9 +149,9 @@ def bm25(query: str, documents: list[str]) -> list[float]:
     if not wanted or not sets:
         return [0.0 for _ in documents]
     average = sum(len(found) for found in sets) / len(sets) or 1.0
-    idf = {
+    idf = {  # in term order, so that sums (and ties) are the same in every process
         term: math.log(1 + (len(sets) - frequency + 0.5) / (frequency + 0.5))
-        for term in wanted
+        for term in sorted(wanted)
         if (frequency := sum(1 for found in sets if term in found))
     }
     return [

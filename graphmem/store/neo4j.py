@@ -334,7 +334,7 @@ class Neo4jStore:
         tiers: TierPolicy,
     ) -> list[Woken]:
         """Use memories and wake their neighbours (mechanisms.attention), all at once."""
-        rows = self._run(
+        [row] = self._run(
             load_statement("wake"),
             {
                 "owner": owner,
@@ -350,7 +350,7 @@ class Neo4jStore:
                 "floors": list(tiers.floors),
             },
         )
-        return [Woken.model_validate(row) for row in rows]
+        return [Woken.model_validate(item) for item in row["woken"]]
 
     def retier(
         self, owner: str, now: datetime, attention: AttentionPolicy, tiers: TierPolicy
