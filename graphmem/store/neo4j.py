@@ -235,8 +235,8 @@ class Neo4jStore:
         shallowest: Tier = Tier.HOT,
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
-        [row] = self._run(
-            load_statement("find_similar_memories"),
+        return self._find(
+            "find_similar_memories",
             {
                 "owner": owner,
                 "embedding": embedding,
@@ -244,9 +244,7 @@ class Neo4jStore:
                 "shallowest": int(shallowest),
                 "deepest": int(deepest),
             },
-            read=True,
         )
-        return [_similar_from(found) for found in row["found"]]
 
     def find_memories_mentioning(
         self,
@@ -263,8 +261,8 @@ class Neo4jStore:
         """
         if not terms:
             return []
-        [row] = self._run(
-            load_statement("find_memories_mentioning"),
+        return self._find(
+            "find_memories_mentioning",
             {
                 "owner": owner,
                 "index": "hot_memory_text" if deepest == Tier.HOT else "memory_text",
@@ -273,9 +271,7 @@ class Neo4jStore:
                 "limit": limit,
                 "deepest": int(deepest),
             },
-            read=True,
         )
-        return [_similar_from(found) for found in row["found"]]
 
     def find_neighbours(
         self,
@@ -294,8 +290,8 @@ class Neo4jStore:
         by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
         ones left out.
         """
-        [row] = self._run(
-            load_statement("find_neighbours"),
+        return self._find(
+            "find_neighbours",
             {
                 "owner": owner,
                 "ids": list(ids),
@@ -304,9 +300,7 @@ class Neo4jStore:
                 "links": links,
                 "deepest": int(deepest),
             },
-            read=True,
         )
-        return [_similar_from(found) for found in row["found"]]
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
@@ -391,6 +385,11 @@ class Neo4jStore:
                 statement, parameters, database_=self._database, routing_=routing
             )
         return [record.data() for record in records]
+
+    def _find(self, name: str, parameters: dict[str, Any]) -> list[SimilarMemory]:
+        """Run a search of cypher/<name>.cypher, whose one record lists the memories found."""
+        [row] = self._run(load_statement(name), parameters, read=True)
+        return [_similar_from(found) for found in row["found"]]
 
     def _run_together(self, statements: Sequence[tuple[LiteralString, dict[str, Any]]]) -> None:
         """Run statements in order in one write transaction (retried on transient errors)."""
