@@ -1,7 +1,9 @@
 """The facade an agent holds: observe what it perceives, recall what relates to a query."""
 
 import logging
+import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -11,15 +13,28 @@ from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from graphmem.cognition.base import AttentionLabel, AttentionQuestion, Cognition, RelatedMemory
+from graphmem.cognition.base import (
+    AttentionLabel,
+    AttentionQuestion,
+    CausalRule,
+    Cognition,
+    CountedCognition,
+    InferenceQuestion,
+    RelatedMemory,
+)
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
+from graphmem.ids import conjecture_id, impression_id, knowledge_id, observation_id
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, initial_attention
+from graphmem.mechanisms.beliefs import BeliefPolicy
+from graphmem.mechanisms.events import SummaryPolicy
+from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy, depth_for, tier_for
 from graphmem.model import (
+    Impression,
     Link,
     LinkType,
     Memory,
@@ -38,7 +53,8 @@ from graphmem.retrieval import (
     Weights,
     score,
 )
-from graphmem.store.base import SimilarMemory, Store, Woken
+from graphmem.sleep import Sleep
+from graphmem.store.base import Impressed, SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 from graphmem.terms import terms
@@ -52,10 +68,10 @@ WORKING_MEMORY = 5
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
 
-log = logging.getLogger("graphmem")
+KNOWLEDGE_IMPORTANCE = 5.0
+"""Importance of causal knowledge taught with `learn`."""
 
-MEMORY_IDS = uuid.UUID("6f3a1c52-4b8e-4f0e-9d0a-2f6c1b9e7a31")
-"""Namespace of derived memory ids: the same turn always derives the same ids."""
+log = logging.getLogger("graphmem")
 
 T = TypeVar("T")
 
@@ -65,7 +81,8 @@ class Observation(BaseModel):
 
     `pending` is true when the model failed: the turn is stored and its memories will be
     derived by a later call or by `complete_pending`. `memories` is empty then, and also when
-    the turn had been derived by an earlier call.
+    the turn had been derived by an earlier call. `conjectures` are the impressions that this
+    turn tipped over the threshold: new conjecture memories for the agent to consider.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -73,6 +90,35 @@ class Observation(BaseModel):
     turn: Turn
     memories: list[Memory]
     pending: bool
+    conjectures: list[Memory] = []
+
+
+class SleepProgress(BaseModel):
+    """Where a sleep job is: the owner, the step, items done in it, model calls, seconds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    step: str
+    done: int
+    model_calls: int
+    seconds: float
+
+
+class SleepReport(BaseModel):
+    """What one owner's sleep job did: items per step, model calls per task, wall time.
+
+    `counts` holds derived (pending turns done), summaries, events started, events continued,
+    facts (consolidated), SUPPORTS, CONTRADICTS and MERGED_INTO (edges made) and retiered
+    (tier moves).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    counts: dict[str, int]
+    model_calls: dict[str, int]
+    seconds: float
 
 
 class RecalledMemory(BaseModel):
@@ -203,14 +249,27 @@ class GraphMem:
         attention: AttentionPolicy | None = None,
         tiers: TierPolicy | None = None,
         recall_policy: RecallPolicy | None = None,
+        beliefs: BeliefPolicy | None = None,
+        impressions: ImpressionPolicy | None = None,
+        summaries: SummaryPolicy | None = None,
         accounting: Accounting | None = None,
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._cognition = OfflineCognition() if cognition is None else cognition
+        self._cognition = CountedCognition(OfflineCognition() if cognition is None else cognition)
         self._attention = AttentionPolicy() if attention is None else attention
         self._tiers = TierPolicy() if tiers is None else tiers
         self._recall = RecallPolicy() if recall_policy is None else recall_policy
+        self._beliefs = BeliefPolicy() if beliefs is None else beliefs
+        self._impressions = ImpressionPolicy() if impressions is None else impressions
+        self._summaries = SummaryPolicy() if summaries is None else summaries
+        self._sleep = Sleep(
+            store,
+            embedder,
+            self._cognition,
+            self._label,
+            (self._attention, self._tiers, self._beliefs, self._summaries),
+        )
         self.accounting = accounting
 
     @classmethod
@@ -252,7 +311,9 @@ class GraphMem:
 
         The turn is stored before any model call. If the model fails, the turn stays pending
         and the result says so; when the model answers, up to PENDING_PER_OBSERVE older pending
-        turns of the owner are derived too.
+        turns of the owner are derived too. Every `summary_turns` turns of a session, and when a
+        new session starts (the ones before have ended), the dialogue that is ready is
+        summarised and its events tagged (a model failure leaves that to the sleep job).
         """
         with _as_invalid_input():
             turn = Turn(
@@ -263,6 +324,7 @@ class GraphMem:
                 speaker=speaker,
                 session=session,
                 pending=True,
+                awaiting_summary=True,
             )
         stored = self._store.save_turn(turn)
         if stored.text != turn.text:
@@ -272,13 +334,20 @@ class GraphMem:
         if not stored.pending:
             return Observation(turn=stored, memories=[], pending=False)
         try:
-            memories = self._derive(stored)
+            memories, conjectures = self._derive(stored)
         except ModelError as error:
             log.warning("turn %r of %s stays pending: %s", stored.id, owner, error)
             return Observation(turn=stored, memories=[], pending=True)
         self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
+        if stored.position is not None and (
+            stored.position == 0 or (stored.position + 1) % self._summaries.summary_turns == 0
+        ):
+            try:
+                self._sleep.summarise(owner, everything=False, done=lambda _item: None)
+            except ModelError as error:
+                log.warning("dialogue of %s waits for the sleep job's summary: %s", owner, error)
         derived = stored.model_copy(update={"pending": False})
-        return Observation(turn=derived, memories=memories, pending=False)
+        return Observation(turn=derived, memories=memories, pending=False, conjectures=conjectures)
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
@@ -295,6 +364,101 @@ class GraphMem:
                 break
             done += 1
         return done
+
+    def learn(
+        self,
+        owner: str,
+        cause: str,
+        effect: str,
+        sufficiency: float,
+        *,
+        at: datetime | None = None,
+    ) -> None:
+        """Teach the owner's memory that `cause` leads to `effect` with this sufficiency (0-1).
+
+        Stored as two knowledge memories joined by CAUSES; impressions use it from then on.
+        """
+        _checked(check_owner, owner)
+        now = _checked(_aware, at if at is not None else datetime.now(UTC))
+        with _as_invalid_input():
+            embeddings = self._embedder.embed([cause, effect], "passage")
+            memories = [
+                Memory(
+                    id=knowledge_id(owner, text),
+                    owner=owner,
+                    text=text,
+                    created_at=now,
+                    kind=MemoryKind.KNOWLEDGE,
+                    importance=KNOWLEDGE_IMPORTANCE,
+                    attention=initial_attention(KNOWLEDGE_IMPORTANCE, now),
+                    tier=tier_for(KNOWLEDGE_IMPORTANCE, self._tiers),
+                    embedding=embedding,
+                    accessed_at=now,
+                )
+                for text, embedding in zip([cause, effect], embeddings, strict=True)
+            ]
+            causes = Link(
+                type=LinkType.CAUSES,
+                source=memories[0].id,
+                target=memories[1].id,
+                sufficiency=sufficiency,
+            )
+        self._store.save_knowledge(owner, memories, [causes])
+
+    def consolidate(
+        self,
+        owner: str,
+        *,
+        at: datetime | None = None,
+        progress: Callable[[SleepProgress], None] | None = None,
+    ) -> SleepReport:
+        """The sleep job for one owner: pending turns, summaries, consolidation, re-tiering.
+
+        Resumable and idempotent: its work is marked in the graph, each item is written at once
+        with its mark cleared, so a run killed at any point and run again ends as one that was
+        not, and a run with nothing new changes nothing. `progress` hears about every item.
+        """
+        _checked(check_owner, owner)
+        now = _checked(_aware, at if at is not None else datetime.now(UTC))
+        started = time.perf_counter()
+        calls_before = Counter(self._cognition.calls)
+        counts: Counter[str] = Counter()
+        steps: Counter[str] = Counter()
+
+        def done(step: str) -> None:
+            steps[step] += 1
+            if progress is not None:
+                calls = sum(self._cognition.calls.values()) - sum(calls_before.values())
+                progress(
+                    SleepProgress(
+                        owner=owner,
+                        step=step,
+                        done=steps[step],
+                        model_calls=calls,
+                        seconds=time.perf_counter() - started,
+                    )
+                )
+
+        while self._store.pending_turns(owner, 1):
+            if not self.complete_pending(owner, limit=1):
+                raise ModelError(f"the model failed on a pending turn of {owner}; run again later")
+            counts["derived"] += 1
+            done("derived")
+        counts.update(self._sleep.summarise(owner, everything=True, done=done))
+        counts.update(self._sleep.consolidate(owner, now, done=done))
+        counts["retiered"] = self.retier(owner, at=now)
+        done("re-tier")
+        calls = self._cognition.calls - calls_before
+        return SleepReport(
+            owner=owner,
+            counts=dict(counts),
+            model_calls=dict(calls),
+            seconds=time.perf_counter() - started,
+        )
+
+    def owners(self) -> list[str]:
+        """Every owner with something stored, sorted."""
+        return self._store.owners()
 
     def recall(
         self,
@@ -494,13 +658,16 @@ class GraphMem:
             log.warning("recall uses the default motivation: %s", error)
             return self._recall.default_motivation
 
-    def _derive(self, turn: Turn) -> list[Memory]:
-        """Embed a turn, label its attention in the light of related memories, store its memory."""
+    def _derive(self, turn: Turn) -> tuple[list[Memory], list[Memory]]:
+        """Embed, label and store a turn's memory with its impressions; return it and conjectures.
+
+        The attention label is given in the light of related hot memories.
+        """
         [embedding] = self._embedder.embed([turn.text], "passage")
         related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY, Tier.HOT)
         label = self._label(turn.text, turn.speaker, related, turn.created_at)
         memory = Memory(
-            id=str(uuid.uuid5(MEMORY_IDS, f"{turn.owner}\n{turn.id}\n{MemoryKind.OBSERVATION}")),
+            id=observation_id(turn.owner, turn.id),
             owner=turn.owner,
             text=turn.text,
             created_at=turn.created_at,
@@ -508,8 +675,10 @@ class GraphMem:
             importance=label.score,
             attention=initial_attention(label.score, turn.created_at),
             tier=tier_for(label.score, self._tiers),
+            belief=self._beliefs.first_hand,
             embedding=embedding,
             accessed_at=turn.created_at,
+            awaiting_consolidation=True,
         )
         links = [
             Link(
@@ -521,8 +690,52 @@ class GraphMem:
             for relation in label.related
             if relation.index < len(related)
         ]
-        self._store.save_memories(turn, [memory], links)
-        return [memory]
+        impressions = self._impressed(turn, memory)
+        conjectures = self._store.save_memories(
+            turn, [memory], links, impressions, self._impressions
+        )
+        return [memory], conjectures
+
+    def _impressed(self, turn: Turn, memory: Memory) -> list[Impressed]:
+        """The impressions a new memory gives, through the owner's and the cognition's knowledge."""
+        assert memory.belief is not None
+        rules = [
+            CausalRule(cause=rule.cause, effect=rule.effect, sufficiency=rule.sufficiency)
+            for rule in self._store.causal_rules(turn.owner)
+        ]
+        inferred = self._cognition.infer_impressions(
+            InferenceQuestion(statement=turn.text, belief=memory.belief, rules=rules)
+        ).impressions
+        if not inferred:
+            return []
+        embeddings = self._embedder.embed([item.statement for item in inferred], "passage")
+        found = []
+        for item, embedding in zip(inferred, embeddings, strict=True):
+            impression = Impression(
+                id=impression_id(turn.owner, item.statement),
+                owner=turn.owner,
+                text=item.statement,
+                created_at=turn.created_at,
+                belief=item.belief,
+                belief_at=turn.created_at,
+                half_life_days=item.half_life_days,
+                embedding=embedding,
+            )
+            conjecture = Memory(
+                id=conjecture_id(turn.owner, turn.id, impression.id),
+                owner=turn.owner,
+                text=item.statement,
+                created_at=turn.created_at,
+                kind=MemoryKind.CONJECTURE,
+                importance=memory.importance,
+                attention=memory.attention,
+                tier=memory.tier,
+                belief=item.belief,
+                embedding=embedding,
+                accessed_at=turn.created_at,
+            )
+            found.append(Impressed(impression=impression, conjecture=conjecture))
+        return found
 
 
 def _endpoint(settings: Settings) -> OpenAIEndpoint | None:

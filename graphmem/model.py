@@ -134,8 +134,9 @@ class Node(BaseModel):
 class Turn(Node):
     """A raw perceived item (a message, a tool result); immutable, the source of truth.
 
-    `pending` is the one thing that changes: true from the moment the turn is stored until its
-    memories are derived, so model work that failed or was cut short is found and done later.
+    Its marks are the one thing that changes: `pending` is true from the moment the turn is
+    stored until its memories are derived, so model work that failed or was cut short is found
+    and done later; `awaiting_summary` until a dialogue summary covers it (the sleep job).
     """
 
     speaker: str = "user"
@@ -145,6 +146,7 @@ class Turn(Node):
     """The turn's place in its session, 0 first, in the order the store received the turns;
     given by the store (ignored on input)."""
     pending: bool = False
+    awaiting_summary: bool = False
 
 
 class Memory(Node):
@@ -152,6 +154,8 @@ class Memory(Node):
 
     Every stored memory has its embedding; memories found by a search come without it (None):
     callers never need it, and 384 or more floats a memory would dominate a recall's cost.
+    `awaiting_consolidation` marks a new fact until the sleep job has weighed it against older
+    ones.
     """
 
     kind: MemoryKind
@@ -161,6 +165,7 @@ class Memory(Node):
     belief: Probability | None = None
     embedding: Embedding | None
     accessed_at: Moment
+    awaiting_consolidation: bool = False
 
 
 class Event(Node):
@@ -184,6 +189,8 @@ class Impression(Node):
     belief_at: Moment
     half_life_days: float = Field(gt=0.0)
     embedding: Embedding
+    conjectured_at: Moment | None = None
+    """When the impression last became a conjecture, if ever."""
 
 
 class Link(BaseModel):

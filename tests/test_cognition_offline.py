@@ -153,13 +153,14 @@ def test_causal_rules_give_impressions_with_their_half_lives() -> None:
         CausalRule(cause="helped a stranger", effect="The user is a kind person", sufficiency=0.15),
         CausalRule(cause="won the lottery", effect="The user is rich", sufficiency=0.9),
     ]
-    cold = offline.infer_impressions(
+    knowing_nothing_more = OfflineCognition(knowledge=[])
+    cold = knowing_nothing_more.infer_impressions(
         InferenceQuestion(statement="My throat is sore.", belief=1.0, rules=rules)
     ).impressions
     assert [(i.statement, i.belief, i.half_life_days) for i in cold] == [
         ("The user has a cold", 0.8, 7.0)
     ]
-    kind = offline.infer_impressions(
+    kind = knowing_nothing_more.infer_impressions(
         InferenceQuestion(statement="I helped a stranger carry her bags.", belief=0.9, rules=rules)
     ).impressions
     [impression] = kind

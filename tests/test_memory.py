@@ -6,7 +6,7 @@ import pytest
 
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.model import MAX_TEXT_CHARS
+from graphmem.model import MAX_TEXT_CHARS, MemoryKind
 from graphmem.store.base import Store
 
 DAY_ONE = datetime(2026, 4, 1, 20, tzinfo=UTC)
@@ -16,20 +16,22 @@ def test_the_same_message_id_stores_one_turn(memory: GraphMem, store: Store, own
     first = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
     again = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
     assert again.turn == first.turn
+    assert again.conjectures == []  # the impression counted once, so the cold once
     counts = store.count_graph(owner)
     assert counts.nodes["Turn"] == 1
-    assert counts.nodes["Memory"] == 1
-    assert counts.links == {"FROM": 1}
+    assert counts.nodes["Memory"] == 2  # the observation and "the user has a cold"
+    assert counts.nodes["Impression"] == 1
+    assert counts.links == {"FROM": 1, "INFERRED_FROM": 2}
 
 
 def test_a_known_message_id_with_new_text_is_a_conflict(
     memory: GraphMem, store: Store, owner: str
 ) -> None:
-    memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
+    memory.observe(owner, "We painted the fence green.", message_id="m-1", at=DAY_ONE)
     with pytest.raises(ConflictError, match=r"'m-1' of owner .* already stored with another text"):
         memory.observe(owner, "Something else.", message_id="m-1", at=DAY_ONE)
     [found] = memory.recall(owner, "Something else", k=5).memories
-    assert found.memory.text == "My throat is sore."
+    assert found.memory.text == "We painted the fence green."
 
 
 def test_yesterdays_symptoms_are_recalled_with_their_turns(memory: GraphMem, owner: str) -> None:
@@ -38,9 +40,11 @@ def test_yesterdays_symptoms_are_recalled_with_their_turns(memory: GraphMem, own
     memory.observe(owner, "The car needs new tyres.", message_id="d1-3", at=DAY_ONE)
     day_two = DAY_ONE + timedelta(days=1)
     memory.observe(owner, "I started having a fever.", message_id="d2-1", at=day_two)
-    recall = memory.recall(owner, "Which symptoms came before the fever?", k=2)
+    recall = memory.recall(owner, "Which symptoms came before the fever?", k=3)
     assert "My throat is sore and I feel tired." in [item.memory.text for item in recall.memories]
     for item in recall.memories:
+        if item.memory.kind is MemoryKind.CONJECTURE:  # "the user has a cold", from no turn
+            continue
         [turn] = item.turns
         assert (turn.owner, turn.text) == (owner, item.memory.text)
     assert " My throat is sore and I feel tired.\n" in recall.render() + "\n"

@@ -18,7 +18,9 @@ TURNS = [f"Day {number}: I walked {number} kilometres along the river." for numb
 
 
 def model(body: dict[str, Any]) -> Reply:
-    """A stand-in language model: scores each item by its length."""
+    """A stand-in language model: scores each item by its length, and infers nothing."""
+    if body["response_format"]["json_schema"]["name"] == "Impressions":
+        return chat_reply(json.dumps({"impressions": []}))
     item = json.loads(body["messages"][-1]["content"])["item"]
     return chat_reply(json.dumps({"score": min(len(item) / 10, 10), "reason": "length"}))
 

@@ -5,6 +5,7 @@ are the rest of the instructions a model sees (they go out in the JSON schema). 
 pydantic models too, so nothing untyped crosses the port.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -134,6 +135,10 @@ class EventTag(Answer):
     )
     title: str = Field(description="A short title, such as 'Trip to Disneyland'.")
     detail: str = Field(description="What this dialogue tells about the event, in one sentence.")
+    lines: list[int] = Field(
+        default_factory=list,
+        description="Positions (from 0) of the dialogue lines that speak of this event.",
+    )
     timeliness_days: float = Field(
         gt=0,
         description="Days without news after which a new mention of this category is a new"
@@ -290,3 +295,41 @@ class Cognition(Protocol):
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Infer impressions from a statement and causal knowledge."""
+
+
+class CountedCognition:
+    """A cognition that counts the calls made through it, by task name (failures included)."""
+
+    def __init__(self, inner: Cognition) -> None:
+        self.inner = inner
+        self.calls: Counter[str] = Counter()
+
+    def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
+        """Score the attention a new item deserves, in the light of its working memory."""
+        self.calls[LABEL_ATTENTION.name] += 1
+        return self.inner.label_attention(question)
+
+    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
+        """Summarise the substance of a dialogue."""
+        self.calls[SUMMARISE_DIALOGUE.name] += 1
+        return self.inner.summarise_dialogue(dialogue)
+
+    def tag_events(self, dialogue: Dialogue) -> EventTags:
+        """Tag the major events a dialogue mentions."""
+        self.calls[TAG_EVENTS.name] += 1
+        return self.inner.tag_events(dialogue)
+
+    def merge_event(self, update: EventUpdate) -> Storyline:
+        """Merge a new development into an event's storyline."""
+        self.calls[MERGE_EVENT.name] += 1
+        return self.inner.merge_event(update)
+
+    def judge_facts(self, pair: FactPair) -> FactJudgement:
+        """Judge how a new statement relates to an older one."""
+        self.calls[JUDGE_FACTS.name] += 1
+        return self.inner.judge_facts(pair)
+
+    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
+        """Infer impressions from a statement and causal knowledge."""
+        self.calls[INFER_IMPRESSIONS.name] += 1
+        return self.inner.infer_impressions(question)

@@ -129,3 +129,24 @@ IMPRESSION_HALF_LIVES = (
 
 DEFAULT_IMPRESSION_HALF_LIFE_DAYS = 30.0
 """Half-life of an impression that names none of the subjects above."""
+
+CAUSAL_KNOWLEDGE = (
+    ("sore throat", "The user has a cold", 0.9),
+    ("throat hurts", "The user has a cold", 0.9),
+    ("runny nose", "The user has a cold", 0.6),
+    ("fever", "The user has a cold", 0.5),
+    ("sneezing", "The user has a cold", 0.3),
+    ("嗓子疼", "用户感冒了", 0.9),
+    ("喉咙痛", "用户感冒了", 0.9),
+    ("流鼻涕", "用户感冒了", 0.6),
+    ("发烧", "用户感冒了", 0.5),
+    ("helped", "The user is a kind person", 0.15),
+    ("volunteered", "The user is a kind person", 0.15),
+    ("donated", "The user is a kind person", 0.15),
+    ("帮助", "用户是个善良的人", 0.15),
+    ("can't sleep", "The user is under stress", 0.4),
+    ("worried", "The user is under stress", 0.3),
+    ("失眠", "用户压力很大", 0.4),
+)
+"""The offline cognition's own causal knowledge (cause, effect, sufficiency), used with the
+owner's CAUSES edges: a few common inferences about health, mood and character."""

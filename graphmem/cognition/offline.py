@@ -10,25 +10,29 @@ The rules (each number is a module constant):
   the smaller text's terms that are common.
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
-- Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues;
-  its timeliness is the category's default; the title is the first such line.
+- Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
+  (those lines are the event's); its timeliness is the category's default; the title is the
+  first such line.
 - Storyline merge: the development is appended as a dated line.
 - Facts: opposite moods, or close statements (content-term overlap of CONTRADICTION_OVERLAP or
-  more) of opposite negation, contradict; an overlap of DUPLICATE_OVERLAP or more duplicates;
-  RELATED_OVERLAP or more, or the same mood, supports; anything else is unrelated.
-- Impressions: a causal rule applies when the statement holds at least CAUSE_MATCH of the
-  cause's content terms; the impression's belief is sufficiency times the statement's belief,
-  its half-life from lexicon.IMPRESSION_HALF_LIVES.
+  more) of opposite negation, contradict (the new statement's belief: 1 - the old one's); an
+  overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more, or the same mood,
+  supports (belief: halfway from the old one's to 1); anything else is unrelated (0.5).
+- Impressions: a causal rule (the question's, from the owner's CAUSES edges, and the
+  cognition's own knowledge, lexicon.CAUSAL_KNOWLEDGE by default) applies when the statement
+  holds at least CAUSE_MATCH of the cause's content terms; the impression's belief is
+  sufficiency times the statement's belief, its half-life from lexicon.IMPRESSION_HALF_LIVES.
 What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
 context, name events or summarise abstractively, use knowledge that is not in the graph.
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from graphmem.cognition.base import (
     AttentionLabel,
     AttentionQuestion,
+    CausalRule,
     Dialogue,
     DialogueSummary,
     EventTag,
@@ -43,6 +47,7 @@ from graphmem.cognition.base import (
     Storyline,
 )
 from graphmem.cognition.lexicon import (
+    CAUSAL_KNOWLEDGE,
     DEFAULT_IMPRESSION_HALF_LIFE_DAYS,
     EVENT_CATEGORIES,
     IMPRESSION_HALF_LIVES,
@@ -105,8 +110,20 @@ def shorten(text: str, limit: int) -> str:
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
+COMMON_KNOWLEDGE = tuple(
+    CausalRule(cause=cause, effect=effect, sufficiency=sufficiency)
+    for cause, effect, sufficiency in CAUSAL_KNOWLEDGE
+)
+
+
 class OfflineCognition:
-    """Deterministic rules over cue words and content terms; see the module docstring."""
+    """Deterministic rules over cue words and content terms; see the module docstring.
+
+    `knowledge` is the causal knowledge it brings to inferences beside the question's rules.
+    """
+
+    def __init__(self, knowledge: Sequence[CausalRule] = COMMON_KNOWLEDGE) -> None:
+        self._knowledge = tuple(knowledge)
 
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Own salience, or the attention a related recalled memory passes on, if higher."""
@@ -144,18 +161,20 @@ class OfflineCognition:
         """One tag per event category whose cues the dialogue mentions."""
         events = []
         for category in EVENT_CATEGORIES:
-            lines = [
-                line.text
-                for line in dialogue.lines
+            positions = [
+                position
+                for position, line in enumerate(dialogue.lines)
                 if any(mentions(line.text, word) for word in category.words)
             ]
-            if lines:
+            if positions:
+                texts = [dialogue.lines[position].text for position in positions]
                 events.append(
                     EventTag(
                         category=category.name,
-                        title=shorten(lines[0], TITLE_CHARACTERS),
-                        detail=" ".join(lines),
+                        title=shorten(texts[0], TITLE_CHARACTERS),
+                        detail=" ".join(texts),
                         timeliness_days=category.value,
+                        lines=positions,
                     )
                 )
         return EventTags(events=events)
@@ -188,7 +207,7 @@ class OfflineCognition:
         if shared >= RELATED_OVERLAP or (new_mood != 0 and new_mood == old_mood):
             return FactJudgement(
                 relation="supports",
-                belief=0.5 + pair.old_belief / 4,
+                belief=(1 + pair.old_belief) / 2,
                 reason=f"related content ({shared:.0%} shared) or the same mood",
             )
         return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
@@ -197,7 +216,7 @@ class OfflineCognition:
         """Apply each causal rule whose cause the statement matches."""
         statement_terms = terms(question.statement)
         found: dict[str, Impression] = {}
-        for rule in question.rules:
+        for rule in [*question.rules, *self._knowledge]:
             cause_terms = terms(rule.cause)
             if not cause_terms:
                 continue

@@ -130,3 +130,20 @@ def spread(
     for node in sources:
         gains.pop(node, None)
     return {node: gain for node, gain in gains.items() if gain > 0.0}
+
+
+def lowered(attention: Attention, now: datetime, policy: AttentionPolicy, kept: float) -> Attention:
+    """Attention cut to the share `kept`: each part decayed to `now`, times `kept`, set at now.
+
+    A part set later than `now` keeps its time (time never runs back).
+    """
+    long_term = decay(attention.long_term, attention.long_term_at, now, policy.long_term_half_life)
+    short_term = decay(
+        attention.short_term, attention.short_term_at, now, policy.short_term_half_life
+    )
+    return Attention(
+        long_term=long_term * kept,
+        long_term_at=max(now, attention.long_term_at),
+        short_term=short_term * kept,
+        short_term_at=max(now, attention.short_term_at),
+    )

@@ -8,8 +8,10 @@ from pydantic import BaseModel, ConfigDict
 
 from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
+from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Embedding, Link, Memory, Node, Tier, Turn
+from graphmem.model import Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
 
 
 class SimilarMemory(BaseModel):
@@ -44,6 +46,58 @@ class GraphCounts(BaseModel):
     links: dict[str, int]
 
 
+class Impressed(BaseModel):
+    """A new impression of a statement, and the conjecture to make if it tips the belief over.
+
+    The impression carries the new cue's belief at `belief_at`; the store accumulates it on the
+    stored one (mechanisms.impressions). The conjecture is stored only when the accumulated
+    belief crosses the threshold, with that belief.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    impression: Impression
+    conjecture: Memory
+
+
+class Cause(BaseModel):
+    """Causal knowledge of an owner: a CAUSES edge between two knowledge memories."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cause: str
+    effect: str
+    sufficiency: float
+
+
+class EventChange(BaseModel):
+    """An event as a dialogue summary leaves it, and what joins it.
+
+    `event` is the new event or the new version of an open one (its storyline, title, last
+    update, timeliness and embedding replace the stored ones; its attention is kept).
+    `previous` is the event of the same category that a new one follows (NEXT from it).
+    `members` are memory ids that become PART_OF the event.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    event: Event
+    previous: str | None
+    members: list[str]
+
+
+class OwnerGraph(BaseModel):
+    """Everything one owner has, in a fixed order, so two graphs compare equal by content.
+
+    Nodes by label and id; edges as (source label, target label, link) by type and ends.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    nodes: list[Node]
+    links: list[tuple[str, str, Link]]
+
+
 def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
     """Refuse nodes of another owner, and memories without an embedding (search results)."""
     for node in nodes:
@@ -65,12 +119,27 @@ class Store(Protocol):
         """Store a turn unless its owner already has one with its id; return the stored turn."""
 
     def save_memories(
-        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
-    ) -> None:
+        self,
+        source: Turn,
+        memories: Sequence[Memory],
+        links: Sequence[Link] = (),
+        impressions: Sequence[Impressed] = (),
+        policy: ImpressionPolicy | None = None,
+    ) -> list[Memory]:
         """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        While the turn is pending, each impression accumulates on the owner's impression of its
+        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
+        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
+        `policy` (default ImpressionPolicy()) sets the threshold.
         """
+
+    def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
+        """Store knowledge memories (from no turn) and edges among memories; idempotent by id."""
+
+    def causal_rules(self, owner: str) -> list[Cause]:
+        """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
 
     def load(
         self,
@@ -86,6 +155,48 @@ class Store(Protocol):
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
+
+    def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns that no dialogue summary covers yet, oldest first."""
+
+    def latest_event(self, owner: str, category: str) -> Event | None:
+        """The owner's event of this category updated last (ties by id), if any."""
+
+    def save_summary(
+        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
+    ) -> None:
+        """Store a dialogue summary FROM its turns and the events it changed, at once.
+
+        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
+        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        """
+
+    def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
+        """The owner's facts not yet consolidated, oldest first, with their embeddings."""
+
+    def settle_fact(
+        self,
+        owner: str,
+        fact: str,
+        settlement: Settlement,
+        now: datetime,
+        *,
+        beliefs: BeliefPolicy,
+        attention: AttentionPolicy,
+    ) -> None:
+        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+
+        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
+        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
+        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
+        Moves and edges naming memories not stored are skipped.
+        """
+
+    def owners(self) -> list[str]:
+        """Every owner that has a turn, sorted."""
+
+    def export(self, owner: str) -> OwnerGraph:
+        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
 
     def find_similar_memories(
         self,

@@ -24,9 +24,12 @@ from graphmem.mechanisms.attention import (
     AttentionPolicy,
     NodeRef,
     current_attention,
+    lowered,
     spread,
     woken,
 )
+from graphmem.mechanisms.beliefs import AttentionChange, BeliefPolicy, Settlement, moved
+from graphmem.mechanisms.impressions import ImpressionPolicy, accumulated
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import (
     Embedding,
@@ -35,11 +38,21 @@ from graphmem.model import (
     Link,
     LinkType,
     Memory,
+    MemoryKind,
     Node,
     Tier,
     Turn,
 )
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken, check_nodes
+from graphmem.store.base import (
+    Cause,
+    EventChange,
+    GraphCounts,
+    Impressed,
+    OwnerGraph,
+    SimilarMemory,
+    Woken,
+    check_nodes,
+)
 from graphmem.terms import terms as content_terms
 
 FORMAT = "graphmem-networkx"
@@ -68,6 +81,9 @@ class NetworkXStore:
         self._graph: nx.MultiDiGraph[NodeKey] = nx.MultiDiGraph()
         self._ids: dict[tuple[str, str], dict[str, None]] = {}
         self._pending: dict[str, dict[str, None]] = {}
+        self._awaiting_summary: dict[str, dict[str, None]] = {}
+        self._awaiting_consolidation: dict[str, dict[str, None]] = {}
+        """Per owner, the ids of the turns and memories that carry each mark."""
         self._mentions: dict[str, dict[str, set[str]]] = {}
         """Per owner, the ids of the memories whose text holds each content term."""
         self._sessions: dict[tuple[str, str], list[str]] = {}
@@ -108,16 +124,43 @@ class NetworkXStore:
             return stored
 
     def save_memories(
-        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
-    ) -> None:
+        self,
+        source: Turn,
+        memories: Sequence[Memory],
+        links: Sequence[Link] = (),
+        impressions: Sequence[Impressed] = (),
+        policy: ImpressionPolicy | None = None,
+    ) -> list[Memory]:
         """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        While the turn is pending, each impression accumulates on the owner's impression of its
+        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
+        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
         """
-        check_nodes(source.owner, memories)
+        check_nodes(source.owner, [*memories, *(item.conjecture for item in impressions)])
         with self._lock:
-            if self._node(source.owner, "Turn", source.id) is None:
+            turn = self._node(source.owner, "Turn", source.id)
+            if not isinstance(turn, Turn):
                 raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+            conjectures: list[Memory] = []
+            changed: list[dict[str, Any]] = []
+            for item in impressions if turn.pending else ():
+                stored = self._node(source.owner, "Impression", item.impression.id)
+                assert stored is None or isinstance(stored, Impression)
+                after, conjectured = accumulated(
+                    stored, item.impression, policy or ImpressionPolicy()
+                )
+                made = None
+                if conjectured:
+                    made = item.conjecture.model_copy(update={"belief": after.belief})
+                    conjectures.append(made)
+                changed.append(
+                    {
+                        "impression": after.model_dump(mode="json"),
+                        "conjecture": None if made is None else made.model_dump(mode="json"),
+                    }
+                )
             self._write(
                 {
                     "op": "save_memories",
@@ -125,8 +168,180 @@ class NetworkXStore:
                     "turn_id": source.id,
                     "memories": [memory.model_dump(mode="json") for memory in memories],
                     "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
+                    "impressions": changed,
                 }
             )
+            return conjectures
+
+    def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
+        """Store knowledge memories (from no turn) and edges among memories; idempotent by id."""
+        check_nodes(owner, memories)
+        with self._lock:
+            self._write(
+                {
+                    "op": "save_knowledge",
+                    "owner": owner,
+                    "memories": [memory.model_dump(mode="json") for memory in memories],
+                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
+                }
+            )
+
+    def causal_rules(self, owner: str) -> list[Cause]:
+        """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
+        with self._lock:
+            knowledge = [
+                (self._key(memory), memory.text)
+                for memory in self._nodes(owner, "Memory")
+                if isinstance(memory, Memory) and memory.kind is MemoryKind.KNOWLEDGE
+            ]
+            rules = [
+                Cause(
+                    cause=text,
+                    effect=self._graph.nodes[target]["node"].text,
+                    sufficiency=attributes["link"].strength,
+                )
+                for key, text in knowledge
+                for _source, target, edge_type, attributes in self._graph.out_edges(
+                    key, keys=True, data=True
+                )
+                if edge_type == LinkType.CAUSES.value
+            ]
+            return sorted(rules, key=lambda rule: (rule.cause, rule.effect))
+
+    def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns that no dialogue summary covers yet, oldest first."""
+        with self._lock:
+            turns = [
+                self._graph.nodes[(owner, "Turn", turn_id)]["node"]
+                for turn_id in self._awaiting_summary.get(owner, {})
+            ]
+            return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+
+    def latest_event(self, owner: str, category: str) -> Event | None:
+        """The owner's event of this category updated last (ties by id), if any."""
+        with self._lock:
+            events = [
+                node
+                for node in self._nodes(owner, "Event")
+                if isinstance(node, Event) and node.category == category
+            ]
+            return max(events, key=lambda event: (event.last_at, event.id), default=None)
+
+    def save_summary(
+        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
+    ) -> None:
+        """Store a dialogue summary FROM its turns and the events it changed, at once.
+
+        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
+        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        """
+        owner = summary.owner
+        check_nodes(owner, [summary, *(change.event for change in events)])
+        with self._lock:
+            self._write(
+                {
+                    "op": "save_summary",
+                    "owner": owner,
+                    "summary": summary.model_dump(mode="json"),
+                    "turns": list(turns),
+                    "events": [change.model_dump(mode="json") for change in events],
+                }
+            )
+
+    def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
+        """The owner's facts not yet consolidated, oldest first, with their embeddings."""
+        with self._lock:
+            memories = [
+                self._graph.nodes[(owner, "Memory", memory_id)]["node"]
+                for memory_id in self._awaiting_consolidation.get(owner, {})
+            ]
+            return sorted(memories, key=lambda memory: (memory.created_at, memory.id))[:limit]
+
+    def settle_fact(
+        self,
+        owner: str,
+        fact: str,
+        settlement: Settlement,
+        now: datetime,
+        *,
+        beliefs: BeliefPolicy,
+        attention: AttentionPolicy,
+    ) -> None:
+        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+
+        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
+        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
+        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
+        Moves and edges naming memories not stored are skipped.
+        """
+        with self._lock:
+            changed: dict[str, Memory] = {}
+            for move in settlement.moves:
+                memory = changed.get(move.id) or self._node(owner, "Memory", move.id)
+                if not isinstance(memory, Memory):
+                    continue
+                belief = beliefs.first_hand if memory.belief is None else memory.belief
+                update: dict[str, Any] = {"belief": moved(belief, move.estimate, beliefs)}
+                if move.attention is AttentionChange.RAISE:
+                    update["attention"] = woken(
+                        memory.attention,
+                        now,
+                        attention,
+                        long_term_gain=attention.use_long_term,
+                        short_term_gain=attention.use_short_term,
+                    )
+                    update["accessed_at"] = max(now, memory.accessed_at)
+                    update["tier"] = Tier.HOT
+                elif move.attention is AttentionChange.LOWER:
+                    update["attention"] = lowered(
+                        memory.attention, now, attention, beliefs.kept_attention
+                    )
+                changed[move.id] = memory.model_copy(update=update)
+            fact_memory = changed.get(fact) or self._node(owner, "Memory", fact)
+            if isinstance(fact_memory, Memory):
+                changed[fact] = fact_memory.model_copy(update={"awaiting_consolidation": False})
+            self._write(
+                {
+                    "op": "settle_fact",
+                    "owner": owner,
+                    "nodes": [
+                        {"label": "Memory", "node": memory.model_dump(mode="json")}
+                        for memory in changed.values()
+                    ],
+                    "links": [
+                        link.model_dump(mode="json", exclude_none=True) for link in settlement.links
+                    ],
+                }
+            )
+
+    def owners(self) -> list[str]:
+        """Every owner that has a turn, sorted."""
+        with self._lock:
+            return sorted({owner for owner, label in self._ids if label == "Turn"})
+
+    def export(self, owner: str) -> OwnerGraph:
+        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
+        with self._lock:
+            nodes = [
+                node
+                for label in sorted(LABELS)
+                for node in sorted(self._nodes(owner, label), key=lambda node: node.id)
+            ]
+            links = sorted(
+                (
+                    (source[1], target[1], attributes["link"])
+                    for source, target, attributes in self._graph.edges(data=True)
+                    if source[0] == owner
+                ),
+                key=lambda item: (
+                    item[2].type.value,
+                    item[2].source,
+                    item[2].target,
+                    item[0],
+                    item[1],
+                ),
+            )
+            return OwnerGraph(nodes=nodes, links=links)
 
     def find_similar_memories(
         self,
@@ -249,9 +464,7 @@ class NetworkXStore:
                         for other in self._memories_from(owner, turn_id):
                             found.setdefault(other.id, other)
                 strongest: dict[str, tuple[float, Memory]] = {}
-                for (other_id, label), weight in self._wake_neighbours(
-                    owner, (memory_id, "Memory")
-                ):
+                for (other_id, label), weight in self._linked(owner, memory_id):
                     linked = self._node(owner, label, other_id)
                     if (
                         isinstance(linked, Memory)
@@ -477,33 +690,135 @@ class NetworkXStore:
                 found.append(((other[2], other[1]), link.strength))
         return found
 
+    def _linked(self, owner: str, memory_id: str) -> list[tuple[NodeRef, float]]:
+        """A memory's neighbours along wake-up edges, and its event mates (strength 1)."""
+        neighbours = self._wake_neighbours(owner, (memory_id, "Memory"))
+        mates = [
+            ((source[2], source[1]), 1.0)
+            for (event_id, label), _weight in neighbours
+            if label == "Event"
+            for source, _target, edge_type in self._graph.in_edges(
+                (owner, "Event", event_id), keys=True
+            )
+            if edge_type == LinkType.PART_OF.value and source[2] != memory_id
+        ]
+        return neighbours + mates
+
     def _apply(self, change: dict[str, Any]) -> None:
         """Apply one journalled change to the graph; applying it twice changes nothing more."""
-        if change["op"] == "save_turn":
-            self._add_node(Turn.model_validate(change["turn"]))
-        elif change["op"] == "save_memories":
-            owner, turn_id = change["owner"], change["turn_id"]
-            self._clear_pending(owner, turn_id)
-            for data in change["memories"]:
-                self._add_memory_from(owner, turn_id, Memory.model_validate(data))
-            self._add_memory_links(owner, change.get("links", []))
-        elif change["op"] == "load":
-            owner = change["owner"]
-            for data in change["turns"]:
-                self._add_node(Turn.model_validate(data))
-            for item in change["memories"]:
-                if self._node(owner, "Turn", item["turn_id"]) is not None:
-                    memory = Memory.model_validate(item["memory"])
-                    self._add_memory_from(owner, item["turn_id"], memory)
-            self._add_memory_links(owner, change["links"])
-        elif change["op"] == "link_memories":
-            self._add_memory_links(change["owner"], change["links"])
-        elif change["op"] == "put_nodes":
-            for item in change["nodes"]:
-                node = LABELS[item["label"]].model_validate(item["node"])
-                self._graph.nodes[(node.owner, item["label"], node.id)]["node"] = node
-        else:
+        appliers = {
+            "save_turn": self._apply_save_turn,
+            "save_memories": self._apply_save_memories,
+            "load": self._apply_load,
+            "save_knowledge": self._apply_save_knowledge,
+            "save_summary": self._apply_save_summary,
+            "link_memories": self._apply_link_memories,
+            "put_nodes": self._apply_put_nodes,
+            "settle_fact": self._apply_settle_fact,
+        }
+        applier = appliers.get(change["op"])
+        if applier is None:
             raise StoreError(f"unknown change {change['op']!r} in the journal")
+        applier(change)
+
+    def _apply_save_turn(self, change: dict[str, Any]) -> None:
+        """A new turn."""
+        self._add_node(Turn.model_validate(change["turn"]))
+
+    def _apply_save_memories(self, change: dict[str, Any]) -> None:
+        """A turn's memories, their edges and impressions; the turn's pending mark cleared."""
+        owner, turn_id = change["owner"], change["turn_id"]
+        self._clear_pending(owner, turn_id)
+        memories = [Memory.model_validate(data) for data in change["memories"]]
+        for memory in memories:
+            self._add_memory_from(owner, turn_id, memory)
+        self._add_memory_links(owner, change.get("links", []))
+        for item in change.get("impressions", []):
+            self._add_impression(owner, item, [memory.id for memory in memories])
+
+    def _apply_load(self, change: dict[str, Any]) -> None:
+        """Bulk-loaded turns, memories and edges."""
+        owner = change["owner"]
+        for data in change["turns"]:
+            self._add_node(Turn.model_validate(data))
+        for item in change["memories"]:
+            if self._node(owner, "Turn", item["turn_id"]) is not None:
+                self._add_memory_from(owner, item["turn_id"], Memory.model_validate(item["memory"]))
+        self._add_memory_links(owner, change["links"])
+
+    def _apply_save_knowledge(self, change: dict[str, Any]) -> None:
+        """Knowledge memories and their edges."""
+        for data in change["memories"]:
+            self._add_node(Memory.model_validate(data))
+        self._add_memory_links(change["owner"], change["links"])
+
+    def _apply_link_memories(self, change: dict[str, Any]) -> None:
+        """Edges between memories."""
+        self._add_memory_links(change["owner"], change["links"])
+
+    def _apply_put_nodes(self, change: dict[str, Any]) -> None:
+        """New versions of stored nodes."""
+        for item in change["nodes"]:
+            self._replace(LABELS[item["label"]].model_validate(item["node"]))
+
+    def _apply_settle_fact(self, change: dict[str, Any]) -> None:
+        """A consolidated fact: new versions of the memories it moved, and its edges."""
+        self._apply_put_nodes(change)
+        self._add_memory_links(change["owner"], change["links"])
+
+    def _add_impression(self, owner: str, item: dict[str, Any], cues: list[str]) -> None:
+        """Store an accumulated impression INFERRED_FROM its cues, and its conjecture if made."""
+        impression = Impression.model_validate(item["impression"])
+        if self._node(owner, "Impression", impression.id) is None:
+            self._add_node(impression)
+        else:
+            self._replace(impression)
+        for cue in cues:
+            link = Link(type=LinkType.INFERRED_FROM, source=impression.id, target=cue)
+            self._add_link(owner, "Impression", "Memory", link)
+        if item["conjecture"] is not None:
+            conjecture = Memory.model_validate(item["conjecture"])
+            self._add_node(conjecture)
+            link = Link(type=LinkType.INFERRED_FROM, source=conjecture.id, target=impression.id)
+            self._add_link(owner, "Memory", "Impression", link)
+
+    def _apply_save_summary(self, change: dict[str, Any]) -> None:
+        """Store a summary FROM its turns, clear their marks, and create or update its events."""
+        owner = change["owner"]
+        summary = Memory.model_validate(change["summary"])
+        for turn_id in change["turns"]:
+            turn = self._node(owner, "Turn", turn_id)
+            if isinstance(turn, Turn):
+                self._add_memory_from(owner, turn_id, summary)
+                self._replace(turn.model_copy(update={"awaiting_summary": False}))
+        for data in change["events"]:
+            event_change = EventChange.model_validate(data)
+            event = event_change.event
+            stored = self._node(owner, "Event", event.id)
+            if isinstance(stored, Event):
+                kept = ("attention", "tier", "first_at", "importance", "created_at")
+                self._replace(
+                    event.model_copy(update={name: getattr(stored, name) for name in kept})
+                )
+            else:
+                self._add_node(event)
+            previous = event_change.previous
+            if previous is not None and self._node(owner, "Event", previous) is not None:
+                link = Link(type=LinkType.NEXT, source=previous, target=event.id)
+                self._add_link(owner, "Event", "Event", link)
+            for member in event_change.members:
+                if self._node(owner, "Memory", member) is not None:
+                    link = Link(type=LinkType.PART_OF, source=member, target=event.id)
+                    self._add_link(owner, "Memory", "Event", link)
+
+    def _replace(self, node: Node) -> None:
+        """Put a new version of a stored node in place, keeping the mark indexes in step."""
+        label = type(node).__name__
+        self._graph.nodes[(node.owner, label, node.id)]["node"] = node
+        if isinstance(node, Turn) and not node.awaiting_summary:
+            self._awaiting_summary.get(node.owner, {}).pop(node.id, None)
+        if isinstance(node, Memory) and not node.awaiting_consolidation:
+            self._awaiting_consolidation.get(node.owner, {}).pop(node.id, None)
 
     def _add_node(self, node: Node) -> None:
         """Add a node unless one with its key exists (create-once, like MERGE ON CREATE)."""
@@ -516,6 +831,10 @@ class NetworkXStore:
             self._ids.setdefault((node.owner, label), {})[node.id] = None
             if isinstance(node, Turn) and node.pending:
                 self._pending.setdefault(node.owner, {})[node.id] = None
+            if isinstance(node, Turn) and node.awaiting_summary:
+                self._awaiting_summary.setdefault(node.owner, {})[node.id] = None
+            if isinstance(node, Memory) and node.awaiting_consolidation:
+                self._awaiting_consolidation.setdefault(node.owner, {})[node.id] = None
             if isinstance(node, Memory):
                 index = self._mentions.setdefault(node.owner, {})
                 for term in content_terms(node.text):
@@ -559,6 +878,11 @@ class NetworkXStore:
         self._graph.add_edge(source, target, key=link.type.value, link=link)
 
     # -- reading -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(node: Node) -> NodeKey:
+        """The graph key of a stored node."""
+        return (node.owner, type(node).__name__, node.id)
 
     def _node(self, owner: str, label: str, node_id: str) -> Node | None:
         """The node with this key, or None."""

@@ -1,0 +1,53 @@
+"""Dialogue summaries and major events: which turns a summary covers, and when an event is open.
+
+Turns awaiting a summary are cut into chunks per session, in session order: a chunk is ready
+when it holds `summary_turns` turns, or when its session has ended (a later turn of the owner
+belongs to another session), or when the caller asks for everything (the sleep job). A tagged
+event joins the owner's latest event of its category while that event is open: its last update
+is no older than its timeliness window; otherwise a new event starts, linked NEXT from it.
+"""
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.model import Event, Turn
+
+
+class SummaryPolicy(BaseModel):
+    """Tunable dialogue-summary defaults (DESIGN.md, mechanism 5)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    summary_turns: int = Field(20, ge=1, description="turns one dialogue summary covers at most")
+
+
+def chunks(turns: list[Turn], policy: SummaryPolicy, *, everything: bool) -> list[list[Turn]]:
+    """The chunks of turns ready to summarise, oldest first.
+
+    `turns` are those awaiting a summary, oldest first. Without `everything`, the newest turn's
+    session is still going on: only its full chunks are ready.
+    """
+    sessions: dict[str, list[Turn]] = {}
+    for turn in sorted(turns, key=lambda turn: (turn.created_at, turn.id)):
+        sessions.setdefault(turn.session, []).append(turn)
+    ongoing = None if everything or not turns else max(turns, key=_order).session
+    ready = []
+    for session, members in sessions.items():
+        members.sort(key=lambda turn: (turn.position or 0, turn.id))
+        size = policy.summary_turns
+        for start in range(0, len(members), size):
+            chunk = members[start : start + size]
+            if len(chunk) == size or session != ongoing:
+                ready.append(chunk)
+    return sorted(ready, key=lambda chunk: (chunk[0].created_at, chunk[0].id))
+
+
+def _order(turn: Turn) -> tuple[datetime, str]:
+    """Turns in the order they were said."""
+    return turn.created_at, turn.id
+
+
+def is_open(event: Event, at: datetime) -> bool:
+    """Whether news at `at` still belongs to the event: within its timeliness of its last update."""
+    return at - event.last_at <= timedelta(days=event.timeliness_days)

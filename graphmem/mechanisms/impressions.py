@@ -1,0 +1,59 @@
+"""Impression impact: weak inferences add up, fade with their half-life, tip into conjectures.
+
+An impression's belief decays towards 0 by its half-life (days for a cold, a year for a trait).
+A new impression of the same statement accumulates by noisy-OR on the decayed belief,
+`b = 1 - (1 - b_old_decayed) * (1 - b_new)`, so one strong cue can cross the threshold at once
+while weak cues need many, close enough together that decay does not undo them. The update
+that carries the belief from below the threshold to it or above makes a conjecture (once per
+half-life: a belief hovering at the threshold is one conjecture).
+"""
+
+import math
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graphmem.model import Impression
+
+
+class ImpressionPolicy(BaseModel):
+    """Tunable impression defaults (DESIGN.md, mechanism 7)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threshold: float = Field(
+        0.7, gt=0, le=1, description="belief at which an impression becomes a conjecture"
+    )
+
+
+def decayed_belief(impression: Impression, now: datetime) -> float:
+    """The impression's belief at `now`: halved every half-life since it was set."""
+    elapsed = max((now - impression.belief_at) / timedelta(days=impression.half_life_days), 0.0)
+    return impression.belief * math.pow(0.5, elapsed)
+
+
+def accumulated(
+    stored: Impression | None, new: Impression, policy: ImpressionPolicy
+) -> tuple[Impression, bool]:
+    """The impression after a new one of the same statement, and whether it makes a conjecture.
+
+    Noisy-OR on the decayed belief; `new` carries the new cue's belief, its time and half-life;
+    the result keeps the stored impression's id and creation time. It makes a conjecture when
+    the update carries the belief to the threshold from below, unless the impression made one
+    within its half-life (a belief hovering at the threshold is one conjecture, not many).
+    """
+    before = 0.0 if stored is None else decayed_belief(stored, new.belief_at)
+    belief = 1.0 - (1.0 - before) * (1.0 - new.belief)
+    last = None if stored is None else stored.conjectured_at
+    recent = last is not None and new.belief_at - last < timedelta(days=new.half_life_days)
+    conjectures = before < policy.threshold <= belief and not recent
+    base = new if stored is None else stored
+    after = base.model_copy(
+        update={
+            "belief": belief,
+            "belief_at": new.belief_at if stored is None else max(new.belief_at, stored.belief_at),
+            "half_life_days": new.half_life_days,
+            "conjectured_at": new.belief_at if conjectures else last,
+        }
+    )
+    return after, conjectures

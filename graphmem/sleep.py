@@ -1,0 +1,234 @@
+"""The sleep job's steps: dialogue summaries with their major events, and consolidation of facts.
+
+Both are driven by marks in the graph (a turn awaiting its summary, a memory awaiting
+consolidation), and each item is written by one store call that also clears its mark, so the
+job can be killed at any point and run again: it starts where the marks say and does nothing
+twice. What it makes has ids derived from what it was made from, so a redone item is the same.
+"""
+
+from collections import Counter
+from collections.abc import Callable
+from datetime import datetime
+
+from graphmem.cognition.base import (
+    AttentionLabel,
+    Cognition,
+    Dialogue,
+    DialogueLine,
+    EventTag,
+    EventUpdate,
+    FactPair,
+)
+from graphmem.embedding import Embedder
+from graphmem.ids import event_id, observation_id, summary_id
+from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
+from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
+from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
+from graphmem.mechanisms.tiers import TierPolicy, tier_for
+from graphmem.model import Event, Memory, MemoryKind, Tier, Turn
+from graphmem.store.base import EventChange, SimilarMemory, Store
+
+FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
+"""The kinds of memory that consolidation weighs against each other."""
+
+AWAITING_BATCH = 200
+"""How many marked items one store read brings."""
+
+Labeller = Callable[[str, str, list[SimilarMemory], datetime], AttentionLabel]
+"""Labels an item's attention in the light of related memories (GraphMem's labelling)."""
+
+
+class Sleep:
+    """The sleep job's steps over one store, with GraphMem's embedder, cognition and policies."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        cognition: Cognition,
+        label: Labeller,
+        policies: tuple[AttentionPolicy, TierPolicy, BeliefPolicy, SummaryPolicy],
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._cognition = cognition
+        self._label = label
+        self._attention, self._tiers, self._beliefs, self._summaries = policies
+
+    def summarise(
+        self, owner: str, *, everything: bool, done: Callable[[str], None] = print
+    ) -> Counter[str]:
+        """Summarise the owner's ready chunks of dialogue and tag their events; count what changed.
+
+        Without `everything`, the newest turn's session is taken as still going on (see
+        mechanisms.events). `done` hears "summary" after each chunk.
+        """
+        counts: Counter[str] = Counter()
+        while True:
+            awaiting = self._store.turns_awaiting_summary(owner, AWAITING_BATCH)
+            ready = chunks(awaiting, self._summaries, everything=everything)
+            if not ready:
+                return counts
+            for chunk in ready:
+                counts.update(self._summarise_chunk(owner, chunk))
+                done("summary")
+            if len(awaiting) < AWAITING_BATCH and everything:
+                return counts
+
+    def consolidate(
+        self, owner: str, now: datetime, *, done: Callable[[str], None] = print
+    ) -> Counter[str]:
+        """Weigh each new fact against older related ones and settle beliefs; count relations.
+
+        `done` hears "fact" after each fact.
+        """
+        counts: Counter[str] = Counter()
+        while facts := self._store.memories_awaiting_consolidation(owner, AWAITING_BATCH):
+            for fact in facts:
+                settlement = self._settlement(owner, fact)
+                self._store.settle_fact(
+                    owner,
+                    fact.id,
+                    settlement,
+                    now,
+                    beliefs=self._beliefs,
+                    attention=self._attention,
+                )
+                counts.update(link.type.value for link in settlement.links)
+                counts["facts"] += 1
+                done("fact")
+        return counts
+
+    def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
+        """One chunk: its summary memory, and the events it starts or continues."""
+        dialogue = Dialogue(
+            lines=[
+                DialogueLine(speaker=turn.speaker, text=turn.text, at=turn.created_at)
+                for turn in chunk
+            ]
+        )
+        text = self._cognition.summarise_dialogue(dialogue).summary
+        tags = self._cognition.tag_events(dialogue).events
+        at = chunk[-1].created_at
+        [embedding] = self._embedder.embed([text], "passage")
+        related = self._store.find_similar_memories(owner, embedding, 5, Tier.HOT)
+        importance = self._label(text, "summary", related, at).score
+        summary = Memory(
+            id=summary_id(owner, chunk[0].id),
+            owner=owner,
+            text=text,
+            created_at=at,
+            kind=MemoryKind.SUMMARY,
+            importance=importance,
+            attention=initial_attention(importance, at),
+            tier=tier_for(importance, self._tiers),
+            embedding=embedding,
+            accessed_at=at,
+        )
+        counts: Counter[str] = Counter(summaries=1)
+        changes: dict[str, EventChange] = {}
+        for tag in tags:
+            tagged = [chunk[line] for line in tag.lines if 0 <= line < len(chunk)] or chunk
+            change, started = self._event_change(
+                owner, tag, tagged, changes.get(tag.category), summary
+            )
+            counts["events started" if started else "events continued"] += 1
+            changes[tag.category] = change
+        self._store.save_summary(summary, [turn.id for turn in chunk], list(changes.values()))
+        return counts
+
+    def _event_change(
+        self,
+        owner: str,
+        tag: EventTag,
+        tagged: list[Turn],
+        earlier: EventChange | None,
+        summary: Memory,
+    ) -> tuple[EventChange, bool]:
+        """The event a tag joins (the open one of its category) or starts (true), its members."""
+        at = tagged[-1].created_at
+        members = [summary.id, *(observation_id(owner, turn.id) for turn in tagged)]
+        latest = earlier.event if earlier else self._store.latest_event(owner, tag.category)
+        if latest is not None and is_open(latest, at):
+            merged = self._cognition.merge_event(
+                EventUpdate(
+                    title=latest.title,
+                    storyline=latest.text,
+                    last_at=latest.last_at,
+                    development=tag,
+                    at=at,
+                )
+            )
+            [embedding] = self._embedder.embed([merged.storyline], "passage")
+            event = latest.model_copy(
+                update={
+                    "text": merged.storyline,
+                    "title": merged.title,
+                    "last_at": max(latest.last_at, at),
+                    "timeliness_days": tag.timeliness_days,
+                    "embedding": embedding,
+                }
+            )
+            previous = earlier.previous if earlier else None
+            kept = earlier.members if earlier else []
+            change = EventChange(event=event, previous=previous, members=[*kept, *members])
+            return change, False
+        storyline = f"{at:%Y-%m-%d}: {tag.detail}"
+        [embedding] = self._embedder.embed([storyline], "passage")
+        event = Event(
+            id=event_id(owner, tag.category, tagged[0].id),
+            owner=owner,
+            text=storyline,
+            created_at=at,
+            category=tag.category,
+            title=tag.title,
+            first_at=at,
+            last_at=at,
+            timeliness_days=tag.timeliness_days,
+            importance=summary.importance,
+            attention=initial_attention(summary.importance, at),
+            tier=summary.tier,
+            embedding=embedding,
+        )
+        previous = None if latest is None else latest.id
+        return EventChange(event=event, previous=previous, members=members), True
+
+    def _settlement(self, owner: str, fact: Memory) -> Settlement:
+        """Judge a fact against its related older facts (similar, or linked to it) and settle."""
+        assert fact.embedding is not None
+        limit = self._beliefs.related
+        # Summaries and conjectures restate facts, so look further than `limit` for facts.
+        similar = self._store.find_similar_memories(owner, fact.embedding, 4 * limit)
+        linked = self._store.find_neighbours(
+            owner, [fact.id], fact.embedding, window=0, links=limit
+        )
+        related: dict[str, Memory] = {}
+        for found in sorted(similar + linked, key=lambda item: (-item.similarity, item.memory.id)):
+            memory = found.memory
+            if (
+                memory.id != fact.id
+                and memory.kind in FACT_KINDS
+                and not memory.awaiting_consolidation
+            ):
+                related.setdefault(memory.id, memory)
+        judged = []
+        belief = self._beliefs.first_hand if fact.belief is None else fact.belief
+        for old in list(related.values())[:limit]:
+            old_belief = self._beliefs.first_hand if old.belief is None else old.belief
+            judgement = self._cognition.judge_facts(
+                FactPair(new=fact.text, old=old.text, old_belief=old_belief)
+            )
+            judged.append(
+                Judged(
+                    old=old.id,
+                    old_belief=old_belief,
+                    relation=Relation(judgement.relation),
+                    estimate=judgement.belief,
+                )
+            )
+        duplicates = sorted(
+            (item for item in judged if item.relation is Relation.DUPLICATE),
+            key=lambda item: -item.old_belief,
+        )
+        others = [item for item in judged if item.relation is not Relation.DUPLICATE]
+        return settle(fact.id, belief, duplicates + others, self._beliefs)

@@ -1,0 +1,221 @@
+"""The sleep scenarios of DESIGN.md (summaries and events, consolidation, impressions) on both
+stores, offline cognition, time passed in."""
+
+from datetime import UTC, datetime, timedelta
+
+from graphmem.embedding import CachedEmbedder
+from graphmem.memory import GraphMem
+from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Node
+from graphmem.store.base import OwnerGraph, Store
+
+DAY = timedelta(days=1)
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+KIND = "The user is a kind person"
+
+
+def of_type(graph: OwnerGraph, kind: type[Node]) -> list[Node]:
+    return [node for node in graph.nodes if isinstance(node, kind)]
+
+
+def memory_by_text(graph: OwnerGraph, text: str) -> Memory:
+    [found] = [
+        node
+        for node in graph.nodes
+        if isinstance(node, Memory) and node.text == text and node.kind is MemoryKind.OBSERVATION
+    ]
+    return found
+
+
+def edges(graph: OwnerGraph, kind: LinkType) -> set[tuple[str, str]]:
+    return {(link.source, link.target) for _s, _t, link in graph.links if link.type is kind}
+
+
+def tell(memory: GraphMem, owner: str, texts: list[str], start: datetime, session: str) -> None:
+    for number, text in enumerate(texts):
+        memory.observe(
+            owner,
+            text,
+            message_id=f"{session}-{number}",
+            at=start + number * timedelta(minutes=10),
+            session=session,
+        )
+
+
+def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
+    memory: GraphMem, store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    days = [
+        ["We arrived at Disneyland today, the kids loved the castle.", "Dinner was pasta."],
+        ["Second day at Disneyland: we rode Space Mountain twice."],
+        ["Last day at Disneyland, we watched the fireworks from the hotel."],
+    ]
+    for number, texts in enumerate(days):
+        tell(memory, owner, texts, START + number * DAY, f"day{number}")
+    memory.consolidate(owner, at=START + 3 * DAY)
+    graph = store.export(owner)
+    [trip] = of_type(graph, Event)
+    assert isinstance(trip, Event)
+    assert trip.category == "travel"
+    assert len(trip.text.splitlines()) == 3  # one line of storyline per day, in order
+    assert [line[:10] for line in trip.text.splitlines()] == [
+        "2026-03-01",
+        "2026-03-02",
+        "2026-03-03",
+    ]
+    members = {source for source, target in edges(graph, LinkType.PART_OF) if target == trip.id}
+    for texts in days:
+        assert memory_by_text(graph, texts[0]).id in members
+    assert memory_by_text(graph, "Dinner was pasta.").id not in members
+    # Association from one day's memory reaches the other days through the event.
+    [second_day] = embedder.embed([days[1][0]], "query")
+    reached = store.find_neighbours(
+        owner, [memory_by_text(graph, days[1][0]).id], second_day, window=0, links=5
+    )
+    assert {found.memory.text for found in reached} >= {days[0][0], days[2][0]}
+
+    half_a_year = START + 183 * DAY
+    tell(
+        memory,
+        owner,
+        ["We're taking the kids back to Disneyland for spring break!"],
+        half_a_year,
+        "later",
+    )
+    memory.consolidate(owner, at=half_a_year + DAY)
+    graph = store.export(owner)
+    events = sorted(of_type(graph, Event), key=lambda event: event.created_at)
+    assert len(events) == 2
+    assert edges(graph, LinkType.NEXT) >= {(events[0].id, events[1].id)}
+
+
+def test_a_sore_throat_then_a_fever_is_one_illness_and_a_cold_at_once(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    first = memory.observe(owner, "My throat hurts.", message_id="m1", at=START)
+    assert [conjecture.text for conjecture in first.conjectures] == ["The user has a cold"]
+    [cold] = first.conjectures
+    assert cold.kind is MemoryKind.CONJECTURE
+    assert cold.belief is not None
+    assert cold.belief >= 0.7
+    second = memory.observe(owner, "I started having a fever.", message_id="m2", at=START + DAY)
+    assert second.conjectures == []  # the cold is conjectured already
+    memory.consolidate(owner, at=START + DAY)
+    graph = store.export(owner)
+    [illness] = of_type(graph, Event)
+    assert isinstance(illness, Event)
+    assert illness.category == "illness"
+    members = {source for source, target in edges(graph, LinkType.PART_OF)}
+    assert {
+        memory_by_text(graph, "My throat hurts.").id,
+        memory_by_text(graph, "I started having a fever.").id,
+    } <= members
+    # The conjecture is recallable, with its provenance: conjecture -> impression -> cue.
+    recall = memory.recall(owner, "Does the user have a cold?", k=3, peek=True, at=START + DAY)
+    assert "The user has a cold" in [item.memory.text for item in recall.memories]
+    [impression] = of_type(graph, Impression)
+    inferred = edges(graph, LinkType.INFERRED_FROM)
+    assert (cold.id, impression.id) in inferred
+    assert (impression.id, memory_by_text(graph, "My throat hurts.").id) in inferred
+
+
+CUES = [
+    "I helped my neighbour carry her groceries upstairs.",
+    "I volunteered at the food bank this weekend.",
+    "I donated blood at the hospital.",
+    "I helped a lost kid find his parents at the mall.",
+    "I volunteered to tutor kids from my street.",
+    "I donated my old coats to the shelter.",
+    "I helped a colleague finish his report late at night.",
+    "I volunteered for the beach clean-up.",
+    "I donated books to the school library.",
+    "I helped an old man cross the busy road.",
+]
+
+
+def kindness_conjectures(memory: GraphMem, owner: str, every: timedelta) -> list[int]:
+    """Tell the ten cues `every` apart; the numbers of the cues that made a conjecture."""
+    made = []
+    for number, text in enumerate(CUES):
+        observed = memory.observe(owner, text, message_id=f"c{number}", at=START + number * every)
+        if any(conjecture.text == KIND for conjecture in observed.conjectures):
+            made.append(number)
+    return made
+
+
+def test_weak_cues_add_up_within_a_month_but_not_over_three_years(
+    memory: GraphMem, owner: str
+) -> None:
+    made = kindness_conjectures(memory, owner, timedelta(days=3))
+    assert len(made) == 1
+    assert made[0] >= 4  # one hint is not enough, nor a few: only after enough of them
+    spread_out = kindness_conjectures(memory, owner + "-slow", timedelta(days=3 * 365 / 9))
+    assert spread_out == []  # decay wins
+
+
+def test_a_month_old_cold_no_longer_adds_to_a_new_one(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    memory.observe(owner, "My throat hurts.", message_id="m1", at=START)
+    later = memory.observe(owner, "I keep sneezing.", message_id="m2", at=START + 30 * DAY)
+    assert later.conjectures == []
+    [impression] = of_type(store.export(owner), Impression)
+    assert isinstance(impression, Impression)
+    alone = 0.3 * 0.8  # the sneezing cue's own belief
+    assert alone <= impression.belief < alone + 0.03
+
+
+def test_a_good_mood_against_worries_is_lowered_not_deleted(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    good = "I'm in a good mood these days."
+    worries = [
+        "I'm worried about my exams.",
+        "I can't sleep at night, I keep worrying.",
+        "I feel anxious and stressed all the time.",
+    ]
+    for number, text in enumerate([good, *worries]):
+        memory.observe(owner, text, message_id=f"w{number}", at=START + number * DAY)
+    report = memory.consolidate(owner, at=START + 4 * DAY)
+    assert report.counts["facts"] == 4
+    graph = store.export(owner)
+    mood = memory_by_text(graph, good)
+    assert mood.belief is not None
+    assert mood.belief < 0.8 - 0.1
+    worried = {memory_by_text(graph, text).id for text in worries}
+    contradictions = edges(graph, LinkType.CONTRADICTS)
+    assert any((worry, mood.id) in contradictions for worry in worried)
+    assert memory_by_text(graph, worries[-1]).belief > mood.belief  # type: ignore[operator]
+
+
+def test_a_repeated_fact_merges_and_gains_belief(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    memory.observe(owner, "I'm allergic to peanuts.", message_id="a1", at=START)
+    memory.observe(owner, "I'm allergic to peanuts!", message_id="a2", at=START + 5 * DAY)
+    memory.consolidate(owner, at=START + 6 * DAY)
+    graph = store.export(owner)
+    first, second = sorted(
+        (
+            memory_by_text(graph, text)
+            for text in ["I'm allergic to peanuts.", "I'm allergic to peanuts!"]
+        ),
+        key=lambda node: node.created_at,
+    )
+    assert edges(graph, LinkType.MERGED_INTO) == {(second.id, first.id)}
+    assert first.belief is not None
+    assert first.belief > 0.8
+    assert second.belief == 0.8  # kept, with its provenance
+
+
+def test_a_second_run_with_nothing_new_changes_nothing(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    tell(memory, owner, ["My throat hurts.", "I'm in a good mood.", "I'm worried."], START, "s")
+    at = START + DAY
+    first = memory.consolidate(owner, at=at)
+    assert first.counts["summaries"] == 1
+    graph = store.export(owner)
+    second = memory.consolidate(owner, at=at)
+    assert store.export(owner) == graph
+    assert second.model_calls == {}
+    assert {name: count for name, count in second.counts.items() if count} == {}
