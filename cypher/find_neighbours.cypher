@@ -1,10 +1,12 @@
 // Purpose: the neighbourhood of recalled memories, where association spreads relevance: the
 //          memories FROM the turns within $window positions of theirs in the same session, and
 //          the $links memories most strongly linked to each by RELATED, CAUSES or PART_OF either
-//          way (weight, else sufficiency, else 1; ties by id); in tiers 0..$deepest; each with
-//          its cosine similarity to the query embedding and its source turns. The given
-//          memories themselves are left out. Sessions are found through the (owner, session,
-//          position) index, so the cost is bounded by $window and $links, not by history.
+//          way (weight, else sufficiency, else 1), or sharing an event with it (the other
+//          memories PART_OF an event it is linked to: strength 1), ties by id; in tiers
+//          0..$deepest; each with its cosine similarity to the query embedding and its source
+//          turns. The given memories themselves are left out. Sessions are found through the
+//          (owner, session, position) index, so the cost is bounded by $window and $links, not
+//          by history.
 // Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $links (linked
 //             memories per given memory), $deepest (0-3).
 // Returns: one row: found, a list, by memory id, of {memory (properties, embedding left out,
@@ -19,9 +21,16 @@ CALL (given) {
   MATCH (m:Memory)-[:FROM]->(near)
   RETURN m
   UNION
-  MATCH (given)-[r:RELATED|CAUSES|PART_OF]-(m:Memory)
+  CALL (given) {
+    MATCH (given)-[r:RELATED|CAUSES|PART_OF]-(m:Memory)
+    RETURN m, coalesce(r.weight, r.sufficiency, 1.0) AS strength
+    UNION ALL
+    MATCH (given)-[:RELATED|CAUSES|PART_OF]-(:Event)<-[:PART_OF]-(m:Memory)
+    RETURN m, 1.0 AS strength
+  }
+  WITH m, strength
   WHERE NOT m.id IN $ids AND m.tier <= $deepest
-  WITH m, max(coalesce(r.weight, r.sufficiency, 1.0)) AS strength
+  WITH m, max(strength) AS strength
   ORDER BY strength DESC, m.id
   LIMIT $links
   RETURN m

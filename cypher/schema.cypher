@@ -1,8 +1,10 @@
 // Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, turns by
-//          (owner, session, position), the memory vector index, and fulltext indexes over
-//          memory texts (with the owner, so a query can be narrowed to one owner inside Lucene):
-//          one over all memories, one over the label Hot that mirrors tier 0, so a shallow
-//          search never reads deeper tiers. Idempotent.
+//          (owner, session, position), the marks of work to do (each property exists only while
+//          true, so its index holds only the marked nodes), events by (owner, category), the
+//          memory vector index, and fulltext indexes over memory texts (with the owner, so a
+//          query can be narrowed to one owner inside Lucene): one over all memories, one over
+//          the label Hot that mirrors tier 0, so a shallow search never reads deeper tiers.
+//          Idempotent.
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
 CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
@@ -17,6 +19,10 @@ CREATE INDEX impression_owner IF NOT EXISTS FOR (n:Impression) ON (n.owner);
 CREATE INDEX memory_owner_tier IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.tier);
 CREATE INDEX turn_session IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.session, n.position);
 CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);
+CREATE INDEX turn_awaiting_summary IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.awaiting_summary);
+CREATE INDEX memory_awaiting_consolidation IF NOT EXISTS
+FOR (n:Memory) ON (n.owner, n.awaiting_consolidation);
+CREATE INDEX event_category IF NOT EXISTS FOR (n:Event) ON (n.owner, n.category);
 CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.owner]

@@ -54,7 +54,7 @@ from graphmem.retrieval import (
     score,
 )
 from graphmem.sleep import Sleep
-from graphmem.store.base import Impressed, SimilarMemory, Store, Woken
+from graphmem.store.base import Impressed, OwnerGraph, SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 from graphmem.terms import terms
@@ -459,6 +459,16 @@ class GraphMem:
     def owners(self) -> list[str]:
         """Every owner with something stored, sorted."""
         return self._store.owners()
+
+    def export(self, owner: str) -> OwnerGraph:
+        """Every node and edge of one owner, in a fixed order."""
+        _checked(check_owner, owner)
+        return self._store.export(owner)
+
+    @property
+    def model_calls(self) -> Counter[str]:
+        """The cognition calls made so far, by task (failures included)."""
+        return Counter(self._cognition.calls)
 
     def recall(
         self,

@@ -108,8 +108,9 @@ def test_a_killed_job_ends_as_an_uninterrupted_one_on_networkx(
     owner = "crash"
     observed = tmp_path / "observed"
     observed.mkdir()
-    with GraphMem(NetworkXStore.open(observed / "graph.json"), embedder) as memory:
-        observe_all(memory, owner)
+    observed_store = NetworkXStore.open(observed / "graph.json")
+    observe_all(GraphMem(observed_store, embedder), owner)
+    observed_store.close()  # (GraphMem.close would close the session's embedder too)
 
     def copy(name: str) -> Path:
         target = tmp_path / name
@@ -130,9 +131,10 @@ def test_a_killed_job_ends_as_an_uninterrupted_one_on_networkx(
         arguments = ["--owner", owner, "--path", str(path), "--at", JOB_AT.isoformat()]
         killed_job(arguments, environment, random.Random(seed).randrange(total))
         store: Store = NetworkXStore.open(path)
-        with GraphMem(store, embedder) as memory:
-            memory.consolidate(owner, at=JOB_AT)
-            assert canonical(store.export(owner)) == canonical(reference), f"seed {seed}"
+        GraphMem(store, embedder).consolidate(owner, at=JOB_AT)
+        completed = store.export(owner)
+        store.close()
+        assert canonical(completed) == canonical(reference), f"seed {seed}"
 
 
 @pytest.mark.neo4j
@@ -147,7 +149,8 @@ def test_a_killed_job_ends_as_an_uninterrupted_one_on_neo4j(
         "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
     }
     store = neo4j_server.store()
-    with GraphMem(store, embedder) as memory:
+    memory = GraphMem(store, embedder)
+    try:
         for name in ["reference", *(f"seed-{seed}" for seed in SEEDS)]:
             observe_all(memory, f"{owner}-{name}")
         total = job_lines(
@@ -161,3 +164,5 @@ def test_a_killed_job_ends_as_an_uninterrupted_one_on_neo4j(
             killed_job(arguments, environment, random.Random(seed).randrange(total))
             memory.consolidate(name, at=JOB_AT)
             assert canonical(store.export(name)) == reference, f"seed {seed}"
+    finally:
+        store.close()

@@ -236,9 +236,9 @@ class Store(Protocol):
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
-        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
-        ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
+        through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
+        each with its similarity to the embedding; the given ones left out.
         """
 
     def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:

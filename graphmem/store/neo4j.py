@@ -2,7 +2,7 @@
 
 import functools
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from importlib import resources
@@ -16,9 +16,20 @@ from pydantic import SecretStr
 
 from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
 from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
+from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Attention, Embedding, Link, Memory, Tier, Turn
-from graphmem.store.base import GraphCounts, SimilarMemory, Woken, check_nodes
+from graphmem.model import Attention, Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
+from graphmem.store.base import (
+    Cause,
+    EventChange,
+    GraphCounts,
+    Impressed,
+    OwnerGraph,
+    SimilarMemory,
+    Woken,
+    check_nodes,
+)
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -61,9 +72,10 @@ def _native(value: Any) -> Any:
 
 
 def _turn_row(turn: Turn) -> dict[str, Any]:
-    """Node properties of a turn; `pending` exists only while true (its index holds only those)."""
+    """Node properties of a turn; each mark exists only while true (its index holds only those)."""
     row = turn.model_dump()
     row["pending"] = True if turn.pending else None
+    row["awaiting_summary"] = True if turn.awaiting_summary else None
     return row
 
 
@@ -73,22 +85,64 @@ def _turn_from(properties: Mapping[str, Any]) -> Turn:
 
 
 def _memory_row(memory: Memory) -> dict[str, Any]:
-    """Node properties of a memory: attention flattened, enums as their values."""
+    """Node properties of a memory: attention flattened, enums as values, the mark while true."""
     row = memory.model_dump(exclude={"attention"})
     row["kind"] = memory.kind.value
     row["tier"] = int(memory.tier)
-    for part, name in ATTENTION_PROPERTIES.items():
-        row[name] = getattr(memory.attention, part)
+    row["awaiting_consolidation"] = True if memory.awaiting_consolidation else None
+    row.update(_attention_row(memory.attention))
     return row
 
 
 def _memory_from(properties: Mapping[str, Any]) -> Memory:
     """A memory from its node properties."""
+    return Memory.model_validate(_unflattened(properties))
+
+
+def _event_row(event: Event) -> dict[str, Any]:
+    """Node properties of an event: attention flattened, the tier as its number."""
+    row = event.model_dump(exclude={"attention"})
+    row["tier"] = int(event.tier)
+    row.update(_attention_row(event.attention))
+    return row
+
+
+def _event_from(properties: Mapping[str, Any]) -> Event:
+    """An event from its node properties."""
+    return Event.model_validate(_unflattened(properties))
+
+
+def _impression_row(impression: Impression) -> dict[str, Any]:
+    """Node properties of an impression."""
+    return impression.model_dump()
+
+
+def _impression_from(properties: Mapping[str, Any]) -> Impression:
+    """An impression from its node properties."""
+    return Impression.model_validate({key: _native(value) for key, value in properties.items()})
+
+
+def _attention_row(attention: Attention) -> dict[str, Any]:
+    """Attention as the flat node properties of ATTENTION_PROPERTIES."""
+    return {name: getattr(attention, part) for part, name in ATTENTION_PROPERTIES.items()}
+
+
+def _unflattened(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """Model data from node properties: temporal values native, attention gathered again."""
     data = {key: _native(value) for key, value in properties.items()}
     data["attention"] = Attention.model_validate(
         {part: data.pop(name) for part, name in ATTENTION_PROPERTIES.items()}
     )
-    return Memory.model_validate(data)
+    return data
+
+
+NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
+    "Turn": _turn_from,
+    "Memory": _memory_from,
+    "Event": _event_from,
+    "Impression": _impression_from,
+}
+"""How each label's node properties become a model."""
 
 
 MAX_SEARCH_TERMS = 32
@@ -113,6 +167,13 @@ def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
         similarity=found["similarity"],
         turns=[_turn_from(turn) for turn in found["turns"]],
     )
+
+
+def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:
+    """An edge with its end labels from [type, source, target, weight, sufficiency, labels]."""
+    kind, source, target, weight, sufficiency, source_label, target_label = values
+    link = Link(type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency)
+    return source_label, target_label, link
 
 
 def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
@@ -167,13 +228,29 @@ class Neo4jStore:
         return _turn_from(rows[0]["turn"])
 
     def save_memories(
-        self, source: Turn, memories: Sequence[Memory], links: Sequence[Link] = ()
-    ) -> None:
+        self,
+        source: Turn,
+        memories: Sequence[Memory],
+        links: Sequence[Link] = (),
+        impressions: Sequence[Impressed] = (),
+        policy: ImpressionPolicy | None = None,
+    ) -> list[Memory]:
         """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
 
         Edges whose ends are not stored are skipped; memories already stored are kept as they are.
+        While the turn is pending, each impression accumulates on the owner's impression of its
+        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
+        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
+        `policy` (default ImpressionPolicy()) sets the threshold.
         """
-        check_nodes(source.owner, memories)
+        check_nodes(
+            source.owner,
+            [
+                *memories,
+                *(item.impression for item in impressions),
+                *(item.conjecture for item in impressions),
+            ],
+        )
         rows = self._run(
             load_statement("save_memories"),
             {
@@ -181,10 +258,39 @@ class Neo4jStore:
                 "turn_id": source.id,
                 "rows": [_memory_row(memory) for memory in memories],
                 "links": [link.model_dump(mode="json") for link in links],
+                "impressions": [
+                    {
+                        "impression": _impression_row(item.impression),
+                        "conjecture": _memory_row(item.conjecture),
+                    }
+                    for item in impressions
+                ],
+                "threshold": (policy or ImpressionPolicy()).threshold,
             },
         )
         if not rows:
             raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+        return [
+            impressions[index].conjecture.model_copy(update={"belief": belief})
+            for index, belief in rows[0]["conjectures"]
+        ]
+
+    def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
+        """Store knowledge memories (from no turn) and edges among memories; idempotent by id."""
+        check_nodes(owner, memories)
+        self._run(
+            load_statement("save_knowledge"),
+            {
+                "owner": owner,
+                "rows": [_memory_row(memory) for memory in memories],
+                "links": [link.model_dump(mode="json") for link in links],
+            },
+        )
+
+    def causal_rules(self, owner: str) -> list[Cause]:
+        """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
+        [row] = self._run(load_statement("causal_rules"), {"owner": owner}, read=True)
+        return [Cause.model_validate(rule) for rule in row["rules"]]
 
     def load(
         self,
@@ -224,6 +330,102 @@ class Neo4jStore:
             load_statement("pending_turns"), {"owner": owner, "limit": limit}, read=True
         )
         return [_turn_from(row["turn"]) for row in rows]
+
+    def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns that no dialogue summary covers yet, oldest first."""
+        [row] = self._run(
+            load_statement("turns_awaiting_summary"), {"owner": owner, "limit": limit}, read=True
+        )
+        return [_turn_from(turn) for turn in row["turns"]]
+
+    def latest_event(self, owner: str, category: str) -> Event | None:
+        """The owner's event of this category updated last (ties by id), if any."""
+        [row] = self._run(
+            load_statement("latest_event"), {"owner": owner, "category": category}, read=True
+        )
+        return next((_event_from(event) for event in row["events"]), None)
+
+    def save_summary(
+        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
+    ) -> None:
+        """Store a dialogue summary FROM its turns and the events it changed, at once.
+
+        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
+        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        """
+        check_nodes(summary.owner, [summary, *(change.event for change in events)])
+        self._run(
+            load_statement("save_summary"),
+            {
+                "owner": summary.owner,
+                "summary": _memory_row(summary),
+                "turns": list(turns),
+                "events": [
+                    {
+                        "event": _event_row(change.event),
+                        "previous": change.previous,
+                        "members": list(change.members),
+                    }
+                    for change in events
+                ],
+            },
+        )
+
+    def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
+        """The owner's facts not yet consolidated, oldest first, with their embeddings."""
+        [row] = self._run(
+            load_statement("memories_awaiting_consolidation"),
+            {"owner": owner, "limit": limit},
+            read=True,
+        )
+        return [_memory_from(memory) for memory in row["memories"]]
+
+    def settle_fact(
+        self,
+        owner: str,
+        fact: str,
+        settlement: Settlement,
+        now: datetime,
+        *,
+        beliefs: BeliefPolicy,
+        attention: AttentionPolicy,
+    ) -> None:
+        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+
+        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
+        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
+        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
+        Moves and edges naming memories not stored are skipped.
+        """
+        self._run(
+            load_statement("settle_fact"),
+            {
+                "owner": owner,
+                "fact": fact,
+                "moves": [move.model_dump(mode="json") for move in settlement.moves],
+                "links": [link.model_dump(mode="json") for link in settlement.links],
+                "now": now,
+                "rate": beliefs.rate,
+                "first_hand": beliefs.first_hand,
+                "kept": beliefs.kept_attention,
+                "long_gain": attention.use_long_term,
+                "short_gain": attention.use_short_term,
+                **_half_lives(attention),
+            },
+        )
+
+    def owners(self) -> list[str]:
+        """Every owner that has a turn, sorted."""
+        [row] = self._run(load_statement("owners"), {}, read=True)
+        return list(row["owners"])
+
+    def export(self, owner: str) -> OwnerGraph:
+        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
+        [row] = self._run(load_statement("export"), {"owner": owner}, read=True)
+        return OwnerGraph(
+            nodes=[NODE_READERS[item["label"]](item["node"]) for item in row["nodes"]],
+            links=[_labelled_link_from(link) for link in row["links"]],
+        )
 
     def find_similar_memories(
         self,
@@ -286,9 +488,9 @@ class Neo4jStore:
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
-        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
-        ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
+        through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
+        each with its similarity to the embedding; the given ones left out.
         """
         return self._find(
             "find_neighbours",

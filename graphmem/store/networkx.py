@@ -38,7 +38,6 @@ from graphmem.model import (
     Link,
     LinkType,
     Memory,
-    MemoryKind,
     Node,
     Tier,
     Turn,
@@ -145,12 +144,17 @@ class NetworkXStore:
                 raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
             conjectures: list[Memory] = []
             changed: list[dict[str, Any]] = []
+            latest: dict[str, Impression] = {}
+            """Impressions as this call left them, so two of one statement both count."""
             for item in impressions if turn.pending else ():
-                stored = self._node(source.owner, "Impression", item.impression.id)
+                stored = latest.get(item.impression.id) or self._node(
+                    source.owner, "Impression", item.impression.id
+                )
                 assert stored is None or isinstance(stored, Impression)
                 after, conjectured = accumulated(
                     stored, item.impression, policy or ImpressionPolicy()
                 )
+                latest[after.id] = after
                 made = None
                 if conjectured:
                     made = item.conjecture.model_copy(update={"belief": after.belief})
@@ -189,20 +193,15 @@ class NetworkXStore:
     def causal_rules(self, owner: str) -> list[Cause]:
         """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
         with self._lock:
-            knowledge = [
-                (self._key(memory), memory.text)
-                for memory in self._nodes(owner, "Memory")
-                if isinstance(memory, Memory) and memory.kind is MemoryKind.KNOWLEDGE
-            ]
             rules = [
                 Cause(
-                    cause=text,
+                    cause=memory.text,
                     effect=self._graph.nodes[target]["node"].text,
                     sufficiency=attributes["link"].strength,
                 )
-                for key, text in knowledge
+                for memory in self._nodes(owner, "Memory")
                 for _source, target, edge_type, attributes in self._graph.out_edges(
-                    key, keys=True, data=True
+                    self._key(memory), keys=True, data=True
                 )
                 if edge_type == LinkType.CAUSES.value
             ]
@@ -445,9 +444,9 @@ class NetworkXStore:
         """Memories next to the given ones, where association spreads relevance.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
-        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way (ties
-        by id); in tiers down to `deepest`; each with its similarity to the embedding; the given
-        ones left out.
+        the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
+        through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
+        each with its similarity to the embedding; the given ones left out.
         """
         with self._lock:
             given = set(ids)
@@ -786,6 +785,7 @@ class NetworkXStore:
         """Store a summary FROM its turns, clear their marks, and create or update its events."""
         owner = change["owner"]
         summary = Memory.model_validate(change["summary"])
+        self._add_node(summary)
         for turn_id in change["turns"]:
             turn = self._node(owner, "Turn", turn_id)
             if isinstance(turn, Turn):

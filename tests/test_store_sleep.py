@@ -1,0 +1,286 @@
+"""The store contract of the sleep job's verbs, on both stores, and one graph compared across."""
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from graphmem.embedding import CachedEmbedder
+from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
+from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolicy, Settlement
+from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.memory import GraphMem
+from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
+from graphmem.store.base import EventChange, Impressed, Store
+from graphmem.store.networkx import NetworkXStore
+
+from .conftest import Neo4jServer
+from .test_sleep_crash import JOB_AT, canonical, observe_all
+
+START = datetime(2026, 6, 1, 9, tzinfo=UTC)
+
+
+def turn_and_memory(
+    store: Store, owner: str, embedder: CachedEmbedder, number: int, text: str, **changes: object
+) -> tuple[Turn, Memory]:
+    turn = store.save_turn(
+        Turn(
+            id=f"t{number}",
+            owner=owner,
+            text=text,
+            created_at=START + timedelta(hours=number),
+            pending=True,
+            awaiting_summary=True,
+        )
+    )
+    [embedding] = embedder.embed([text], "passage")
+    values: dict[str, object] = {
+        "id": f"m{number}",
+        "owner": owner,
+        "text": text,
+        "created_at": turn.created_at,
+        "kind": MemoryKind.OBSERVATION,
+        "importance": 6.0,
+        "attention": initial_attention(6.0, turn.created_at),
+        "tier": Tier.HOT,
+        "belief": 0.8,
+        "embedding": embedding,
+        "accessed_at": turn.created_at,
+        "awaiting_consolidation": True,
+    }
+    values.update(changes)
+    return turn, Memory.model_validate(values)
+
+
+def test_marks_list_the_work_awaiting_oldest_first(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    saved = []
+    for number in (2, 0, 1):
+        turn, memory = turn_and_memory(store, owner, embedder, number, f"Fact number {number}.")
+        store.save_memories(turn, [memory])
+        saved.append((turn, memory))
+    assert [turn.id for turn in store.turns_awaiting_summary(owner, 10)] == ["t0", "t1", "t2"]
+    assert [turn.id for turn in store.turns_awaiting_summary(owner, 2)] == ["t0", "t1"]
+    awaiting = store.memories_awaiting_consolidation(owner, 10)
+    assert [memory.id for memory in awaiting] == ["m0", "m1", "m2"]
+    assert awaiting[0].embedding is not None
+    assert store.turns_awaiting_summary(owner + "-b", 10) == []
+    assert owner in store.owners()
+
+
+def test_settling_moves_beliefs_in_order_and_clears_the_mark(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    old_turn, old = turn_and_memory(store, owner, embedder, 0, "I'm in a good mood.")
+    new_turn, new = turn_and_memory(store, owner, embedder, 1, "I'm worried.", belief=None)
+    store.save_memories(old_turn, [old])
+    store.save_memories(new_turn, [new])
+    now = START + timedelta(days=2)
+    settlement = Settlement(
+        moves=[
+            BeliefMove(id="m1", estimate=1.0, attention=AttentionChange.KEEP),
+            BeliefMove(id="m1", estimate=1.0, attention=AttentionChange.RAISE),
+            BeliefMove(id="m0", estimate=0.1, attention=AttentionChange.LOWER),
+            BeliefMove(id="missing", estimate=0.5, attention=AttentionChange.LOWER),
+        ],
+        links=[
+            Link(type=LinkType.CONTRADICTS, source="m1", target="m0"),
+            Link(type=LinkType.SUPPORTS, source="m1", target="missing"),
+        ],
+    )
+    attention = AttentionPolicy()
+    store.settle_fact(owner, "m1", settlement, now, beliefs=BeliefPolicy(), attention=attention)
+    graph = store.export(owner)
+    memories = {node.id: node for node in graph.nodes if isinstance(node, Memory)}
+    # b = 0.8 (first hand) -> 0.8 + 0.3 * 0.2 = 0.86 -> 0.86 + 0.3 * 0.14 = 0.902
+    assert memories["m1"].belief == pytest.approx(0.902)
+    assert memories["m0"].belief == pytest.approx(0.8 + 0.3 * (0.1 - 0.8))
+    raised = memories["m1"].attention
+    assert raised.long_term == pytest.approx(6.0 * 0.5 ** (47 / 720) + 1.0)
+    assert (raised.short_term, raised.short_term_at, memories["m1"].accessed_at) == (5.0, now, now)
+    lowered = memories["m0"].attention
+    assert lowered.long_term == pytest.approx(6.0 * 0.5 ** (48 / 720) * 0.5)
+    assert lowered.long_term_at == now
+    assert memories["m0"].awaiting_consolidation  # only the settled fact's mark is cleared
+    assert not memories["m1"].awaiting_consolidation
+    assert [
+        (link.type, link.source, link.target)
+        for _s, _t, link in graph.links
+        if link.type in {LinkType.CONTRADICTS, LinkType.SUPPORTS}
+    ] == [(LinkType.CONTRADICTS, "m1", "m0")]
+
+
+def test_impressions_accumulate_once_per_turn_and_tip_into_a_conjecture(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    [embedding] = embedder.embed(["The user has a cold"], "passage")
+
+    def impressed(number: int, belief: float, at: datetime, whose: str = owner) -> Impressed:
+        impression = Impression(
+            id="cold",
+            owner=whose,
+            text="The user has a cold",
+            created_at=at,
+            belief=belief,
+            belief_at=at,
+            half_life_days=7.0,
+            embedding=embedding,
+        )
+        conjecture = Memory(
+            id=f"conjecture-{number}",
+            owner=whose,
+            text="The user has a cold",
+            created_at=at,
+            kind=MemoryKind.CONJECTURE,
+            importance=8.0,
+            attention=initial_attention(8.0, at),
+            tier=Tier.HOT,
+            belief=belief,
+            embedding=embedding,
+            accessed_at=at,
+        )
+        return Impressed(impression=impression, conjecture=conjecture)
+
+    policy = ImpressionPolicy()
+    both_turn, both = turn_and_memory(store, owner + "-b", embedder, 0, "I sneezed and coughed.")
+    two = [impressed(number, 0.5, both.created_at, owner + "-b") for number in (7, 8)]
+    [made_of_both] = store.save_memories(both_turn, [both], [], two, policy)
+    assert (made_of_both.id, made_of_both.belief) == ("conjecture-8", pytest.approx(0.75))
+    first_turn, first = turn_and_memory(store, owner, embedder, 0, "I sneezed.")
+    made = store.save_memories(
+        first_turn, [first], [], [impressed(0, 0.5, first.created_at)], policy
+    )
+    assert made == []
+    second_turn, second = turn_and_memory(store, owner, embedder, 24, "My nose runs.")
+    impression = impressed(1, 0.5, second.created_at)
+    [conjecture] = store.save_memories(second_turn, [second], [], [impression], policy)
+    expected = 1 - (1 - 0.5 * 0.5 ** (1 / 7)) * (1 - 0.5)
+    assert conjecture.id == "conjecture-1"
+    assert conjecture.belief == pytest.approx(expected)
+    # The same turn again (no longer pending) changes no impression.
+    assert store.save_memories(second_turn, [second], [], [impression], policy) == []
+    graph = store.export(owner)
+    [stored] = [node for node in graph.nodes if isinstance(node, Impression)]
+    assert stored.belief == pytest.approx(expected)
+    assert stored.conjectured_at == second.created_at
+    inferred = {
+        (link.source, link.target)
+        for _s, _t, link in graph.links
+        if link.type is LinkType.INFERRED_FROM
+    }
+    assert inferred == {("cold", "m0"), ("cold", "m24"), ("conjecture-1", "cold")}
+
+
+def test_a_summary_stores_once_and_events_keep_their_attention(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turn, memory = turn_and_memory(store, owner, embedder, 0, "We flew to Disneyland.")
+    store.save_memories(turn, [memory])
+    [embedding] = embedder.embed(["Disneyland"], "passage")
+    summary = memory.model_copy(
+        update={"id": "summary", "kind": MemoryKind.SUMMARY, "awaiting_consolidation": False}
+    )
+    event = Event(
+        id="trip",
+        owner=owner,
+        text="2026-06-01: We flew to Disneyland.",
+        created_at=START,
+        category="travel",
+        title="Disneyland",
+        first_at=START,
+        last_at=START,
+        timeliness_days=30,
+        importance=5.0,
+        attention=initial_attention(5.0, START),
+        tier=Tier.HOT,
+        embedding=embedding,
+    )
+    change = EventChange(event=event, previous=None, members=["summary", "m0"])
+    store.save_summary(summary, ["t0"], [change])
+    store.save_summary(summary, ["t0"], [change])
+    assert store.turns_awaiting_summary(owner, 10) == []
+    later = START + timedelta(days=2)
+    continued = event.model_copy(
+        update={
+            "text": event.text + "\n2026-06-03: Day two.",
+            "last_at": later,
+            "attention": initial_attention(1.0, later),
+        }
+    )
+    latest = later + timedelta(hours=1)
+    second = event.model_copy(update={"id": "next-trip", "first_at": latest, "last_at": latest})
+    store.save_summary(
+        summary.model_copy(update={"id": "summary-2"}),
+        [],
+        [
+            EventChange(event=continued, previous=None, members=[]),
+            EventChange(event=second, previous="trip", members=["summary-2"]),
+        ],
+    )
+    graph = store.export(owner)
+    events = {node.id: node for node in graph.nodes if isinstance(node, Event)}
+    assert events["trip"].text.endswith("Day two.")
+    assert events["trip"].last_at == later
+    assert events["trip"].attention == event.attention  # kept: wake-ups are not undone
+    assert store.latest_event(owner, "travel") == events["next-trip"]
+    assert store.latest_event(owner, "illness") is None
+    edges = {(link.type, link.source, link.target) for _s, _t, link in graph.links}
+    assert {
+        (LinkType.PART_OF, "summary", "trip"),
+        (LinkType.PART_OF, "m0", "trip"),
+        (LinkType.FROM, "summary", "t0"),
+        (LinkType.NEXT, "trip", "next-trip"),
+        (LinkType.PART_OF, "summary-2", "next-trip"),
+    } <= edges
+    assert sum(1 for edge in edges if edge[0] is LinkType.PART_OF) == 3
+
+
+def test_knowledge_gives_causal_rules(store: Store, owner: str, embedder: CachedEmbedder) -> None:
+    memory = GraphMem(store, embedder)
+    memory.learn(owner, "skipped lunch", "The user is hungry", 0.6, at=START)
+    memory.learn(owner, "skipped lunch", "The user is hungry", 0.6, at=START)
+    [rule] = store.causal_rules(owner)
+    assert (rule.cause, rule.effect, rule.sufficiency) == (
+        "skipped lunch",
+        "The user is hungry",
+        0.6,
+    )
+    observed = memory.observe(owner, "I skipped lunch today.", message_id="x", at=START)
+    assert observed.conjectures == []  # 0.6 * 0.8 = 0.48, below the threshold
+    assert store.causal_rules(owner + "-b") == []
+
+
+@pytest.mark.neo4j
+def test_both_stores_end_the_sleep_job_with_the_same_graph(
+    neo4j_server: Neo4jServer, embedder: CachedEmbedder, owner: str, tmp_path: Path
+) -> None:
+    graphs = []
+    for store in (NetworkXStore.open(tmp_path / "graph.json"), neo4j_server.store()):
+        memory = GraphMem(store, embedder)
+        observe_all(memory, owner)
+        memory.consolidate(owner, at=JOB_AT)
+        graphs.append(rounded(canonical(store.export(owner))))
+        store.close()
+    assert graphs[0] == graphs[1]
+
+
+def rounded(lines: tuple[list[str], list[str]]) -> tuple[list[str], list[str]]:
+    """Canonical lines with every float rounded to 9 places (Cypher and Python may differ in
+    the last bits)."""
+
+    def tidy(value: object) -> object:
+        if isinstance(value, float):
+            return round(value, 9)
+        if isinstance(value, list):
+            return [tidy(item) for item in value]
+        if isinstance(value, dict):
+            return {key: tidy(item) for key, item in value.items()}
+        return value
+
+    nodes = []
+    for line in lines[0]:
+        head, _space, body = line.partition(" {")
+        nodes.append(f"{head} {json.dumps(tidy(json.loads('{' + body)))}")
+    return sorted(nodes), lines[1]
