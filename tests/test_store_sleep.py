@@ -147,7 +147,8 @@ def test_impressions_accumulate_once_per_turn_and_tip_into_a_conjecture(
     both_turn, both = turn_and_memory(store, owner + "-b", embedder, 0, "I sneezed and coughed.")
     two = [impressed(number, 0.5, both.created_at, owner + "-b") for number in (7, 8)]
     [made_of_both] = store.save_memories(both_turn, [both], [], two, policy)
-    assert (made_of_both.id, made_of_both.belief) == ("conjecture-8", pytest.approx(0.75))
+    assert made_of_both.id == "conjecture-8"
+    assert made_of_both.belief == pytest.approx(0.75)
     first_turn, first = turn_and_memory(store, owner, embedder, 0, "I sneezed.")
     made = store.save_memories(
         first_turn, [first], [], [impressed(0, 0.5, first.created_at)], policy
