@@ -10,7 +10,14 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from graphmem.memory import GraphMem, Observation, Recall, RecalledMemory
+from graphmem.memory import (
+    GraphMem,
+    Observation,
+    Recall,
+    RecalledMemory,
+    SleepProgress,
+    SleepReport,
+)
 from graphmem.model import (
     Attention,
     Event,
@@ -41,6 +48,8 @@ __all__ = [
     "Recall",
     "RecalledMemory",
     "Settings",
+    "SleepProgress",
+    "SleepReport",
     "StoreError",
     "StoreUnavailableError",
     "Tier",
