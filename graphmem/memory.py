@@ -28,7 +28,12 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
 from graphmem.ids import conjecture_id, impression_id, knowledge_id, observation_id
-from graphmem.mechanisms.attention import AttentionPolicy, current_attention, initial_attention
+from graphmem.mechanisms.attention import (
+    WORKING_MEMORY,
+    AttentionPolicy,
+    current_attention,
+    initial_attention,
+)
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
@@ -61,9 +66,6 @@ from graphmem.terms import terms
 
 MAX_RECALL = 100
 """The most memories one recall returns."""
-
-WORKING_MEMORY = 5
-"""How many related hot memories (a shallow recall) are the working memory of a new item."""
 
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
@@ -268,7 +270,10 @@ class GraphMem:
             embedder,
             self._cognition,
             self._label,
-            (self._attention, self._tiers, self._beliefs, self._summaries),
+            attention=self._attention,
+            tiers=self._tiers,
+            beliefs=self._beliefs,
+            summaries=self._summaries,
         )
         self.accounting = accounting
 

@@ -21,7 +21,7 @@ from graphmem.cognition.base import (
 )
 from graphmem.embedding import Embedder
 from graphmem.ids import event_id, observation_id, summary_id
-from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
+from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
@@ -34,8 +34,18 @@ FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 AWAITING_BATCH = 200
 """How many marked items one store read brings."""
 
+EVENT_EMBEDDING_CHARS = 500
+"""An event is embedded by its title and latest news, cut to this length: a storyline grows
+with every development, and an embedding's cost grows with its text."""
+
 Labeller = Callable[[str, str, list[SimilarMemory], datetime], AttentionLabel]
 """Labels an item's attention in the light of related memories (GraphMem's labelling)."""
+
+
+def news(title: str, tag: EventTag) -> str:
+    """What an event's embedding is made of: its title and its latest development."""
+    text = f"{title}. {tag.detail}"
+    return text[:EVENT_EMBEDDING_CHARS]
 
 
 class Sleep:
@@ -47,16 +57,23 @@ class Sleep:
         embedder: Embedder,
         cognition: Cognition,
         label: Labeller,
-        policies: tuple[AttentionPolicy, TierPolicy, BeliefPolicy, SummaryPolicy],
+        *,
+        attention: AttentionPolicy,
+        tiers: TierPolicy,
+        beliefs: BeliefPolicy,
+        summaries: SummaryPolicy,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._cognition = cognition
         self._label = label
-        self._attention, self._tiers, self._beliefs, self._summaries = policies
+        self._attention = attention
+        self._tiers = tiers
+        self._beliefs = beliefs
+        self._summaries = summaries
 
     def summarise(
-        self, owner: str, *, everything: bool, done: Callable[[str], None] = print
+        self, owner: str, *, everything: bool, done: Callable[[str], None]
     ) -> Counter[str]:
         """Summarise the owner's ready chunks of dialogue and tag their events; count what changed.
 
@@ -64,19 +81,18 @@ class Sleep:
         mechanisms.events). `done` hears "summary" after each chunk.
         """
         counts: Counter[str] = Counter()
-        while True:
-            awaiting = self._store.turns_awaiting_summary(owner, AWAITING_BATCH)
-            ready = chunks(awaiting, self._summaries, everything=everything)
-            if not ready:
-                return counts
+        while ready := chunks(
+            self._store.turns_awaiting_summary(owner, AWAITING_BATCH),
+            self._summaries,
+            everything=everything,
+        ):
             for chunk in ready:
                 counts.update(self._summarise_chunk(owner, chunk))
                 done("summary")
-            if len(awaiting) < AWAITING_BATCH and everything:
-                return counts
+        return counts
 
     def consolidate(
-        self, owner: str, now: datetime, *, done: Callable[[str], None] = print
+        self, owner: str, now: datetime, *, done: Callable[[str], None]
     ) -> Counter[str]:
         """Weigh each new fact against older related ones and settle beliefs; count relations.
 
@@ -111,7 +127,7 @@ class Sleep:
         tags = self._cognition.tag_events(dialogue).events
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
-        related = self._store.find_similar_memories(owner, embedding, 5, Tier.HOT)
+        related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)
         importance = self._label(text, "summary", related, at).score
         summary = Memory(
             id=summary_id(owner, chunk[0].id),
@@ -159,7 +175,7 @@ class Sleep:
                     at=at,
                 )
             )
-            [embedding] = self._embedder.embed([merged.storyline], "passage")
+            [embedding] = self._embedder.embed([news(merged.title, tag)], "passage")
             event = latest.model_copy(
                 update={
                     "text": merged.storyline,
@@ -174,7 +190,7 @@ class Sleep:
             change = EventChange(event=event, previous=previous, members=[*kept, *members])
             return change, False
         storyline = f"{at:%Y-%m-%d}: {tag.detail}"
-        [embedding] = self._embedder.embed([storyline], "passage")
+        [embedding] = self._embedder.embed([news(tag.title, tag)], "passage")
         event = Event(
             id=event_id(owner, tag.category, tagged[0].id),
             owner=owner,

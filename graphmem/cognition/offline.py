@@ -13,7 +13,8 @@ The rules (each number is a module constant):
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
   (those lines are the event's); its timeliness is the category's default; the title is the
   first such line.
-- Storyline merge: the development is appended as a dated line.
+- Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
+  storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
 - Facts: opposite moods, or close statements (content-term overlap of CONTRADICTION_OVERLAP or
   more) of opposite negation, contradict (the new statement's belief: 1 - the old one's); an
   overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more, or the same mood,
@@ -67,6 +68,8 @@ DUPLICATE_OVERLAP = 0.75
 RELATED_OVERLAP = 0.25
 CAUSE_MATCH = 0.5
 TITLE_CHARACTERS = 80
+DETAIL_CHARACTERS = 240
+STORYLINE_LINES = 12
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)\b|我")
 
@@ -180,9 +183,12 @@ class OfflineCognition:
         return EventTags(events=events)
 
     def merge_event(self, update: EventUpdate) -> Storyline:
-        """The storyline with the development appended as a dated line."""
-        line = f"{update.at:%Y-%m-%d}: {update.development.detail}"
-        return Storyline(title=update.title, storyline=f"{update.storyline}\n{line}".strip())
+        """The storyline with the development appended as a dated line, the middle cut if long."""
+        line = f"{update.at:%Y-%m-%d}: {shorten(update.development.detail, DETAIL_CHARACTERS)}"
+        lines = [*update.storyline.strip().splitlines(), line]
+        if len(lines) > STORYLINE_LINES:
+            lines = [lines[0], "…", *lines[-(STORYLINE_LINES - 2) :]]
+        return Storyline(title=update.title, storyline="\n".join(lines))
 
     def judge_facts(self, pair: FactPair) -> FactJudgement:
         """Contradiction by mood or negation, duplicate or support by shared content terms."""

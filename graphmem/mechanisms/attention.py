@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.model import Attention
 
+WORKING_MEMORY = 5
+"""How many related hot memories (a shallow recall) are the working memory of a new item."""
+
 
 class AttentionPolicy(BaseModel):
     """Tunable attention defaults (DESIGN.md, mechanism 2)."""

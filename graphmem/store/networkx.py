@@ -85,6 +85,8 @@ class NetworkXStore:
         """Per owner, the ids of the turns and memories that carry each mark."""
         self._mentions: dict[str, dict[str, set[str]]] = {}
         """Per owner, the ids of the memories whose text holds each content term."""
+        self._causes: dict[str, dict[tuple[str, str], None]] = {}
+        """Per owner, the (cause id, effect id) of its CAUSES edges, in the order they came."""
         self._sessions: dict[tuple[str, str], list[str]] = {}
         """Per (owner, session), the ids of its turns in the order they were stored."""
         self._lock = threading.RLock()
@@ -193,18 +195,18 @@ class NetworkXStore:
     def causal_rules(self, owner: str) -> list[Cause]:
         """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
         with self._lock:
-            rules = [
-                Cause(
-                    cause=memory.text,
-                    effect=self._graph.nodes[target]["node"].text,
-                    sufficiency=attributes["link"].strength,
+            rules = []
+            for cause, effect in self._causes.get(owner, {}):
+                edge = self._graph.edges[
+                    (owner, "Memory", cause), (owner, "Memory", effect), LinkType.CAUSES.value
+                ]
+                rules.append(
+                    Cause(
+                        cause=self._graph.nodes[(owner, "Memory", cause)]["node"].text,
+                        effect=self._graph.nodes[(owner, "Memory", effect)]["node"].text,
+                        sufficiency=edge["link"].strength,
+                    )
                 )
-                for memory in self._nodes(owner, "Memory")
-                for _source, target, edge_type, attributes in self._graph.out_edges(
-                    self._key(memory), keys=True, data=True
-                )
-                if edge_type == LinkType.CAUSES.value
-            ]
             return sorted(rules, key=lambda rule: (rule.cause, rule.effect))
 
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
@@ -876,13 +878,10 @@ class NetworkXStore:
         source: NodeKey = (owner, source_label, link.source)
         target: NodeKey = (owner, target_label, link.target)
         self._graph.add_edge(source, target, key=link.type.value, link=link)
+        if link.type is LinkType.CAUSES:
+            self._causes.setdefault(owner, {})[(link.source, link.target)] = None
 
     # -- reading -------------------------------------------------------------------------------
-
-    @staticmethod
-    def _key(node: Node) -> NodeKey:
-        """The graph key of a stored node."""
-        return (node.owner, type(node).__name__, node.id)
 
     def _node(self, owner: str, label: str, node_id: str) -> Node | None:
         """The node with this key, or None."""
