@@ -11,8 +11,8 @@ The rules (each number is a module constant):
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
-  (those lines are the event's); its timeliness is the category's default; the title is the
-  first such line.
+  (those lines are the event's, and its detail, cut to DETAIL_CHARACTERS); its timeliness is
+  the category's default; the title is the first such line.
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
   storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
 - Facts: opposite moods, or close statements (content-term overlap of CONTRADICTION_OVERLAP or
@@ -175,7 +175,7 @@ class OfflineCognition:
                     EventTag(
                         category=category.name,
                         title=shorten(texts[0], TITLE_CHARACTERS),
-                        detail=" ".join(texts),
+                        detail=shorten(" ".join(texts), DETAIL_CHARACTERS),
                         timeliness_days=category.value,
                         lines=positions,
                     )
