@@ -1,6 +1,7 @@
 // Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest whose text
 //          holds the query's terms, best Lucene (BM25) match first, ties by id, each with its
-//          cosine similarity to the query embedding and its source turns.
+//          cosine similarity to the query embedding and its source turns; dialogue summaries
+//          left out (they restate their turns' memories).
 // Parameters: $owner, $index (hot_memory_text for a search of tier 0 only, else memory_text),
 //             $search (a Lucene query built by graphmem from the query's terms: the owner as a
 //             phrase, the terms as prefixes), $embedding, $limit, $deepest (0-3).
@@ -10,7 +11,7 @@
 //          for 4 x $limit hits, as deeper tiers are filtered out after it.
 CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
 YIELD node AS m, score
-WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest
+WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest AND m.kind <> 'summary'
 WITH m, score
 ORDER BY score DESC, m.id ASC
 LIMIT $limit

@@ -4,7 +4,8 @@
 //          way (weight, else sufficiency, else 1), or sharing an event with it (the other
 //          memories PART_OF an event it is linked to: strength 1), ties by id; in tiers
 //          0..$deepest; each with its cosine similarity to the query embedding and its source
-//          turns. The given memories themselves are left out. Sessions are found through the
+//          turns. The given memories themselves are left out, and so are dialogue summaries
+//          (they restate their turns' memories). Sessions are found through the
 //          (owner, session, position) index, so the cost is bounded by $window and $links, not
 //          by history.
 // Parameters: $owner, $ids (memory ids), $embedding, $window (turns either side), $links (linked
@@ -29,14 +30,14 @@ CALL (given) {
     RETURN m, 1.0 AS strength
   }
   WITH m, strength
-  WHERE NOT m.id IN $ids AND m.tier <= $deepest
+  WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
   WITH m, max(strength) AS strength
   ORDER BY strength DESC, m.id
   LIMIT $links
   RETURN m
 }
 WITH DISTINCT m
-WHERE NOT m.id IN $ids AND m.tier <= $deepest
+WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
 CALL (m) {
   OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
   WITH t ORDER BY t.created_at, t.id

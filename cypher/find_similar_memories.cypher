@@ -2,13 +2,14 @@
 //          (exact cosine; the (owner, tier) index bounds a shallow search by the hot tier's
 //          capacity, and lets a recall that thinks again read only the tiers it has not read),
 //          best first with ties broken by id, each with its source turns oldest first.
+//          Dialogue summaries are left out: they restate their turns' memories.
 // Parameters: $owner, $embedding (list of floats), $limit, $shallowest and $deepest (0-3).
 // Returns: one row: found, a list, best first, of {memory (properties, embedding left out,
 //          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
 //          properties, likewise)}. One record with a list, and date-times as text, because the
 //          Python driver spends ~25 us on every record and ~40 us on every DateTime.
 MATCH (m:Memory {owner: $owner})
-WHERE $shallowest <= m.tier <= $deepest
+WHERE $shallowest <= m.tier <= $deepest AND m.kind <> 'summary'
 WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
 ORDER BY score DESC, m.id ASC
 LIMIT $limit

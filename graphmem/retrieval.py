@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
-from graphmem.model import Link, Memory, MemoryKind, Turn
+from graphmem.model import Link, Memory, Turn
 from graphmem.store.base import SimilarMemory
 from graphmem.terms import terms
 
@@ -177,9 +177,7 @@ def score(
 ) -> list[Scored]:
     """Score memories found (candidates and their neighbours); return the best `limit` first.
 
-    `links` are edges among them; ties are broken by memory id. A dialogue summary restates its
-    turns, so a summary and a memory of one of its turns are not both returned: the better one
-    is, and the other makes room.
+    `links` are edges among them; ties are broken by memory id.
     """
     if not found:
         return []
@@ -208,8 +206,7 @@ def score(
         + weights.association * spread[index][0]
         for index in range(len(found))
     ]
-    ranked = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
-    best = _without_restatements(found, ranked, limit)
+    best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
     return [
         Scored(
             memory=found[index].memory,
@@ -222,30 +219,8 @@ def score(
             ),
             via=spread[index][1],
         )
-        for index in best
+        for index in best[:limit]
     ]
-
-
-def _without_restatements(found: list[SimilarMemory], ranked: list[int], limit: int) -> list[int]:
-    """The first `limit` ranked memories, none restating what a better one brought.
-
-    A summary of a turn a better memory brought is skipped, and so is a memory of a turn that
-    a better summary restates.
-    """
-    chosen: list[int] = []
-    by_summary: dict[str, bool] = {}
-    """Turns brought so far, and whether a summary brought them."""
-    for index in ranked:
-        memory, turns = found[index].memory, found[index].turns
-        summary = memory.kind is MemoryKind.SUMMARY
-        if any(turn.id in by_summary and (summary or by_summary[turn.id]) for turn in turns):
-            continue
-        chosen.append(index)
-        for turn in turns:
-            by_summary[turn.id] = by_summary.get(turn.id, False) or summary
-        if len(chosen) == limit:
-            break
-    return chosen
 
 
 def _surroundings(

@@ -213,7 +213,7 @@ class Sleep:
         """Judge a fact against its related older facts (similar, or linked to it) and settle."""
         assert fact.embedding is not None
         limit = self._beliefs.related
-        # Summaries and conjectures restate facts, so look further than `limit` for facts.
+        # Conjectures and knowledge are found too, so look further than `limit` for facts.
         similar = self._store.find_similar_memories(owner, fact.embedding, 4 * limit)
         linked = self._store.find_neighbours(
             owner, [fact.id], fact.embedding, window=0, links=limit

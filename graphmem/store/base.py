@@ -110,7 +110,11 @@ def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
 
 
 class Store(Protocol):
-    """Where an owner's graph lives; every verb is scoped to one owner."""
+    """Where an owner's graph lives; every verb is scoped to one owner.
+
+    The searches (find_similar_memories, find_memories_mentioning, find_neighbours) never
+    return dialogue summaries: a summary restates its turns' memories, which are found instead.
+    """
 
     def prepare(self, dimensions: int) -> None:
         """Create what the store needs for embeddings of this size; safe to call again."""

@@ -38,6 +38,7 @@ from graphmem.model import (
     Link,
     LinkType,
     Memory,
+    MemoryKind,
     Node,
     Tier,
     Turn,
@@ -69,6 +70,11 @@ MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
 
 WAKE_EDGES = (LinkType.RELATED.value, LinkType.CAUSES.value, LinkType.PART_OF.value)
 """Regional wake-up spreads along these edges, in both directions."""
+
+
+def searchable(memory: Memory) -> bool:
+    """Whether searches find the memory: all but dialogue summaries, which restate their turns."""
+    return memory.kind is not MemoryKind.SUMMARY
 
 
 class NetworkXStore:
@@ -358,7 +364,9 @@ class NetworkXStore:
             memories = [
                 node
                 for node in self._nodes(owner, "Memory")
-                if isinstance(node, Memory) and shallowest <= node.tier <= deepest
+                if isinstance(node, Memory)
+                and shallowest <= node.tier <= deepest
+                and searchable(node)
             ]
             ranked = sorted(
                 zip(self._similarities(memories, embedding), memories, strict=True),
@@ -425,6 +433,7 @@ class NetworkXStore:
                 for memory_id in matched
                 if isinstance(memory := self._node(owner, "Memory", memory_id), Memory)
                 and memory.tier <= deepest
+                and searchable(memory)
             ]
             best = sorted(memories, key=lambda memory: (-matched[memory.id], memory.id))[:limit]
             similarities = self._similarities(best, embedding)
@@ -471,6 +480,7 @@ class NetworkXStore:
                         isinstance(linked, Memory)
                         and linked.id not in given
                         and linked.tier <= deepest
+                        and searchable(linked)
                         and weight > strongest.get(linked.id, (-1.0, linked))[0]
                     ):
                         strongest[linked.id] = (weight, linked)
@@ -481,7 +491,7 @@ class NetworkXStore:
                 (
                     memory
                     for memory in found.values()
-                    if memory.id not in given and memory.tier <= deepest
+                    if memory.id not in given and memory.tier <= deepest and searchable(memory)
                 ),
                 key=lambda memory: memory.id,
             )
