@@ -1,7 +1,7 @@
 """The sleep job over a simulated month: 1,000 turns in 30 daily sessions, a job every night.
 
     python benchmarks/sleep.py [--store networkx|neo4j] [--days 30] [--turns 1000]
-        [--seed 7] [--out RESULT.json]
+        [--seed 7] [--out RESULT.json (default benchmarks/sleep-STORE.json)]
 
 The conversation is generated from templates with a seeded random generator: mostly small talk,
 with storylines woven in (a cold in the first week and another in the fourth, a worried stretch
@@ -40,7 +40,7 @@ SMALL_TALK = [
 FILLS = {
     "food": ["noodles", "a salad", "dumplings", "pizza", "curry", "soup", "tacos"],
     "weather": ["sunny", "rainy", "windy", "grey", "chilly", "warm"],
-    "thing": ["whales", "old castles", "space travel", "chess", "jazz", "bees", "volcanoes"],
+    "thing": ["whales", "old castles", "space probes", "chess", "jazz", "bees", "volcanoes"],
     "place": ["park", "old town", "forest", "harbour"],
     "item": ["bicycle", "lamp", "backpack", "kettle", "phone"],
     "item2": ["bread", "wine", "a cake", "flowers", "cheese"],
@@ -106,8 +106,9 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=Path("benchmarks/sleep.json"))
+    parser.add_argument("--out", type=Path, help="default: benchmarks/sleep-STORE.json")
     arguments = parser.parse_args()
+    out = arguments.out or Path(f"benchmarks/sleep-{arguments.store}.json")
     owner = f"sleep-{arguments.store}-{int(time.time())}"
     days = conversation(arguments.days, arguments.turns, arguments.seed)
     ingest_seconds = 0.0
@@ -166,7 +167,7 @@ def main() -> None:
         },
     }
     print(json.dumps(result, indent=2))
-    arguments.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
