@@ -55,6 +55,11 @@ def run_demo(settings: Settings, out: TextIO) -> None:
                 )
                 labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
                 print(f"  observed [{at:%Y-%m-%d %H:%M}] ({labels or 'pending'}) {text}", file=out)
+                for conjecture in observed.conjectures:
+                    print(
+                        f"    conjecture (belief {conjecture.belief or 0:.2f}): {conjecture.text}",
+                        file=out,
+                    )
         at = DEMO_START + timedelta(days=len(DEMO_DAYS))
         for query in DEMO_QUERIES:
             print(f"\nrecall: {query}", file=out)

@@ -56,6 +56,7 @@ def test_the_demo_runs_on_the_embedded_store() -> None:
     assert done.returncode == 0, done.stderr
     check_demo_output(done.stdout)
     assert "on the networkx store" in done.stdout
+    assert "    conjecture (belief 0.72): The user has a cold\n" in done.stdout
 
 
 @pytest.mark.neo4j

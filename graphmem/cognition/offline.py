@@ -21,8 +21,9 @@ The rules (each number is a module constant):
   supports (belief: halfway from the old one's to 1); anything else is unrelated (0.5).
 - Impressions: a causal rule (the question's, from the owner's CAUSES edges, and the
   cognition's own knowledge, lexicon.CAUSAL_KNOWLEDGE by default) applies when the statement
-  holds at least CAUSE_MATCH of the cause's content terms; the impression's belief is
-  sufficiency times the statement's belief, its half-life from lexicon.IMPRESSION_HALF_LIVES.
+  holds at least CAUSE_MATCH (all) of the cause's content terms, so "my throat swells" is not
+  a "sore throat"; the impression's belief is sufficiency times the statement's belief, its
+  half-life from lexicon.IMPRESSION_HALF_LIVES.
 What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
 context, name events or summarise abstractively, use knowledge that is not in the graph.
 """
@@ -66,7 +67,7 @@ SUMMARY_LINES = 3
 CONTRADICTION_OVERLAP = 0.3
 DUPLICATE_OVERLAP = 0.75
 RELATED_OVERLAP = 0.25
-CAUSE_MATCH = 0.5
+CAUSE_MATCH = 1.0
 TITLE_CHARACTERS = 80
 DETAIL_CHARACTERS = 240
 STORYLINE_LINES = 12
