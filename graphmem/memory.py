@@ -58,7 +58,7 @@ from graphmem.retrieval import (
     Weights,
     score,
 )
-from graphmem.sleep import Sleep
+from graphmem.sleep import AWAITING_BATCH, Sleep
 from graphmem.store.base import Impressed, OwnerGraph, SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
@@ -444,11 +444,11 @@ class GraphMem:
                     )
                 )
 
-        while self._store.pending_turns(owner, 1):
-            if not self.complete_pending(owner, limit=1):
-                raise ModelError(f"the model failed on a pending turn of {owner}; run again later")
-            counts["derived"] += 1
-            done("derived")
+        while pending := self._store.pending_turns(owner, AWAITING_BATCH):
+            for turn in pending:
+                self._derive(turn)  # a model failure stops the job; a later run goes on
+                counts["derived"] += 1
+                done("derived")
         counts.update(self._sleep.summarise(owner, everything=True, done=done))
         counts.update(self._sleep.consolidate(owner, now, done=done))
         counts["retiered"] = self.retier(owner, at=now)

@@ -218,11 +218,7 @@ class NetworkXStore:
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns that no dialogue summary covers yet, oldest first."""
         with self._lock:
-            turns = [
-                self._graph.nodes[(owner, "Turn", turn_id)]["node"]
-                for turn_id in self._awaiting_summary.get(owner, {})
-            ]
-            return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+            return self._oldest_first(owner, "Turn", self._awaiting_summary.get(owner, {}), limit)
 
     def latest_event(self, owner: str, category: str) -> Event | None:
         """The owner's event of this category updated last (ties by id), if any."""
@@ -258,11 +254,9 @@ class NetworkXStore:
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
         """The owner's facts not yet consolidated, oldest first, with their embeddings."""
         with self._lock:
-            memories = [
-                self._graph.nodes[(owner, "Memory", memory_id)]["node"]
-                for memory_id in self._awaiting_consolidation.get(owner, {})
-            ]
-            return sorted(memories, key=lambda memory: (memory.created_at, memory.id))[:limit]
+            return self._oldest_first(
+                owner, "Memory", self._awaiting_consolidation.get(owner, {}), limit
+            )
 
     def settle_fact(
         self,
@@ -403,11 +397,7 @@ class NetworkXStore:
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
         with self._lock:
-            turns = [
-                self._graph.nodes[(owner, "Turn", turn_id)]["node"]
-                for turn_id in self._pending.get(owner, {})
-            ]
-            return sorted(turns, key=lambda turn: (turn.created_at, turn.id))[:limit]
+            return self._oldest_first(owner, "Turn", self._pending.get(owner, {}), limit)
 
     def find_memories_mentioning(
         self,
@@ -827,6 +817,8 @@ class NetworkXStore:
         """Put a new version of a stored node in place, keeping the mark indexes in step."""
         label = type(node).__name__
         self._graph.nodes[(node.owner, label, node.id)]["node"] = node
+        if isinstance(node, Turn) and not node.pending:
+            self._pending.get(node.owner, {}).pop(node.id, None)
         if isinstance(node, Turn) and not node.awaiting_summary:
             self._awaiting_summary.get(node.owner, {}).pop(node.id, None)
         if isinstance(node, Memory) and not node.awaiting_consolidation:
@@ -877,11 +869,9 @@ class NetworkXStore:
 
     def _clear_pending(self, owner: str, turn_id: str) -> None:
         """Mark a turn's memories as derived."""
-        key: NodeKey = (owner, "Turn", turn_id)
-        turn = self._graph.nodes[key]["node"]
+        turn = self._graph.nodes[(owner, "Turn", turn_id)]["node"]
         if turn.pending:
-            self._graph.nodes[key]["node"] = turn.model_copy(update={"pending": False})
-            del self._pending[owner][turn_id]
+            self._replace(turn.model_copy(update={"pending": False}))
 
     def _add_link(self, owner: str, source_label: str, target_label: str, link: Link) -> None:
         """Add an edge, at most one per type between two nodes."""
@@ -892,6 +882,11 @@ class NetworkXStore:
             self._causes.setdefault(owner, {})[(link.source, link.target)] = None
 
     # -- reading -------------------------------------------------------------------------------
+
+    def _oldest_first(self, owner: str, label: str, ids: Iterable[str], limit: int) -> list[Any]:
+        """The owner's nodes of one label with these ids, oldest first (ties by id), limited."""
+        nodes = [self._graph.nodes[(owner, label, node_id)]["node"] for node_id in ids]
+        return sorted(nodes, key=lambda node: (node.created_at, node.id))[:limit]
 
     def _node(self, owner: str, label: str, node_id: str) -> Node | None:
         """The node with this key, or None."""
