@@ -2,87 +2,15 @@
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
 from graphmem.config import Settings
+from graphmem.demo import run_demo
 from graphmem.errors import GraphMemError
 from graphmem.memory import GraphMem, SleepProgress, SleepReport
-
-DEMO_OWNER = "demo-user"
-DEMO_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
-DEMO_DAYS: list[list[str]] = [
-    [
-        "I'm allergic to milk: even a little makes my throat swell.",
-        "My throat is sore and I've felt tired all afternoon.",
-        "We're planning a trip to Disneyland with the kids next month!",
-        "我最近在学做川菜，麻婆豆腐已经做得不错了。",
-    ],
-    [
-        "I started having a fever.",
-        "Work was busy; the quarterly report is due on Friday.",
-    ],
-    [
-        "There's half a glass of milk on the table.",
-        "周末想带孩子去公园放风筝。",
-    ],
-]
-DEMO_QUERIES = [
-    "I started having a fever",
-    "Is it safe for me to drink this milk?",
-    "What is the family looking forward to?",
-    "做什么菜好呢？",
-]
-
-
-def run_demo(settings: Settings, out: TextIO) -> None:
-    """Observe the demo conversation day by day, then recall a few queries and print why."""
-    started = time.perf_counter()
-    with GraphMem.open(settings) as memory:
-        for day, messages in enumerate(DEMO_DAYS):
-            print(f"day {day + 1}", file=out)
-            for number, text in enumerate(messages):
-                at = DEMO_START + timedelta(days=day, minutes=10 * number)
-                observed = memory.observe(
-                    DEMO_OWNER,
-                    text,
-                    message_id=f"d{day + 1}-m{number + 1}",
-                    at=at,
-                    session=f"day {day + 1}",
-                )
-                labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
-                print(f"  observed [{at:%Y-%m-%d %H:%M}] ({labels or 'pending'}) {text}", file=out)
-                for conjecture in observed.conjectures:
-                    print(
-                        f"    conjecture (belief {conjecture.belief or 0:.2f}): {conjecture.text}",
-                        file=out,
-                    )
-        at = DEMO_START + timedelta(days=len(DEMO_DAYS))
-        for query in DEMO_QUERIES:
-            print(f"\nrecall: {query}", file=out)
-            recall = memory.recall(DEMO_OWNER, query, k=4, at=at)
-            searches = " -> ".join(
-                f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
-                for attempt in recall.attempts
-            )
-            print(f"  searched {searches}", file=out)
-            for item in recall.memories:
-                print(f"  {item.score:.3f}  {item.memory.text}", file=out)
-                reasons = item.components
-                print(
-                    f"         relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
-                    f" importance {reasons.importance:.1f}, attention {reasons.attention:.1f},"
-                    f" recency {reasons.recency:.2f}",
-                    file=out,
-                )
-    print(
-        f"\ndone in {time.perf_counter() - started:.1f} s on the {settings.store} store", file=out
-    )
-    if settings.store == "networkx" and settings.path is None:
-        print("(kept in memory only; pass --path FILE to keep it)", file=out)
 
 
 class ProgressPrinter:
@@ -139,6 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="play a short conversation and recall from it")
     demo.add_argument("--store", choices=["networkx", "neo4j"], help="where to keep the graph")
     demo.add_argument("--path", type=Path, help="file of the networkx store (default: memory)")
+    demo.add_argument(
+        "--plot",
+        type=Path,
+        default=Path("graphmem-demo.png"),
+        help="where to write the plot of attention over time (default: graphmem-demo.png)",
+    )
     sleep = commands.add_parser(
         "consolidate", help="the sleep job: summaries, events, consolidation, re-tiering"
     )
@@ -155,6 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     sleep.add_argument(
         "--log-every", type=int, default=100, help="items between log lines (not on a terminal)"
     )
+    server = commands.add_parser(
+        "mcp", help="serve observe, recall and consolidate as MCP tools (extra: graphmem[mcp])"
+    )
+    server.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
+    server.add_argument("--path", type=Path, help="file of the networkx store")
+    server.add_argument(
+        "--owner", help="serve this owner only (default: each call names its owner)"
+    )
+    server.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    server.add_argument("--host", default="127.0.0.1", help="address for --transport http")
+    server.add_argument("--port", type=int, default=8000, help="port for --transport http")
     arguments = parser.parse_args(argv)
     try:
         settings = Settings.from_env(store=arguments.store, path=arguments.path)
@@ -162,8 +107,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             run_consolidate(
                 settings, arguments.owner, arguments.at, max(arguments.log_every, 1), sys.stdout
             )
+        elif arguments.command == "mcp":
+            from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
+
+            serve(
+                settings,
+                owner=arguments.owner,
+                transport=arguments.transport,
+                host=arguments.host,
+                port=arguments.port,
+            )
         else:
-            run_demo(settings, sys.stdout)
+            run_demo(settings, sys.stdout, arguments.plot)
     except GraphMemError as error:
         print(f"graphmem: {error}", file=sys.stderr)
         return 1

@@ -177,6 +177,12 @@ class Recall(BaseModel):
         """Whether recall searched more than once."""
         return len(self.attempts) > 1
 
+    def as_json(self) -> dict[str, Any]:
+        """The subgraph as JSON-ready data: everything but the embeddings, times as ISO text."""
+        return self.model_dump(
+            mode="json", exclude={"memories": {"__all__": {"memory": {"embedding"}}}}
+        )
+
     def render(self) -> str:
         """A compact text of the subgraph for a prompt: numbered memories, then their links."""
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}

@@ -1,4 +1,4 @@
-"""The command line as a user runs it: `graphmem demo` on both stores, `graphmem consolidate`."""
+"""The command line as a user runs it: its verbs, settings and errors (the demo: test_demo.py)."""
 
 import os
 import subprocess
@@ -6,22 +6,14 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
-
 from graphmem.config import Settings
 from graphmem.memory import GraphMem
 
-from .conftest import ROOT, Neo4jServer
+from .conftest import ROOT
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
-
-
-def run_demo(
-    *arguments: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return run_cli("demo", *arguments, env=env)
 
 
 def run_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,46 +27,9 @@ def run_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Co
     )
 
 
-def recalled(output: str, query: str) -> list[str]:
-    """The memory texts printed under one recall."""
-    block = output.split(f"recall: {query}\n")[1].split("\n\n", maxsplit=1)[0]
-    return [line.split("  ", 2)[2] for line in block.splitlines() if line[2].isdigit()]
-
-
-def check_demo_output(output: str) -> None:
-    assert recalled(output, "Is it safe for me to drink this milk?")[0] == (
-        "I'm allergic to milk: even a little makes my throat swell."
-    )
-    assert "My throat is sore and I've felt tired all afternoon." in recalled(
-        output, "I started having a fever"
-    )
-    assert recalled(output, "做什么菜好呢？")[0] == "我最近在学做川菜，麻婆豆腐已经做得不错了。"
-
-
-def test_the_demo_runs_on_the_embedded_store() -> None:
-    done = run_demo()
-    assert done.returncode == 0, done.stderr
-    check_demo_output(done.stdout)
-    assert "on the networkx store" in done.stdout
-    assert "    conjecture (belief 0.72): The user has a cold\n" in done.stdout
-
-
-@pytest.mark.neo4j
-def test_the_demo_runs_on_neo4j(neo4j_server: Neo4jServer) -> None:
-    env = {
-        **os.environ,
-        "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
-        "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
-    }
-    done = run_demo("--store", "neo4j", env=env)
-    assert done.returncode == 0, done.stderr
-    check_demo_output(done.stdout)
-    assert "on the neo4j store" in done.stdout
-
-
 def test_a_missing_password_is_reported_plainly() -> None:
     env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
-    done = run_demo("--store", "neo4j", env=env)
+    done = run_cli("demo", "--store", "neo4j", env=env)
     assert done.returncode == 1
     assert done.stderr == "graphmem: the neo4j store needs GRAPHMEM_NEO4J_PASSWORD\n"
 
