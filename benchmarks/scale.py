@@ -35,8 +35,9 @@ from graphmem.embedding import Purpose
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.memory import GraphMem
-from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
+from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Node, Tier, Turn
 from graphmem.retrieval import RecallPolicy
+from graphmem.store.base import OwnerGraph
 from graphmem.store.neo4j import Neo4jStore
 
 DIMENSIONS = 384
@@ -86,7 +87,8 @@ def load(store: Neo4jStore, owner: str, size: int, tiers: TierPolicy) -> float:
     for start in range(0, size, BATCH):
         count = min(BATCH, size - start)
         vectors = unit_vectors(count, size * 1_000 + start)
-        turns, memories, links = [], [], []
+        nodes: list[Node] = []
+        links: list[tuple[str, str, Link]] = []
         for offset in range(count):
             index = start + offset
             text = " ".join(rng.choice(VOCABULARY, 8))
@@ -107,18 +109,19 @@ def load(store: Neo4jStore, owner: str, size: int, tiers: TierPolicy) -> float:
                 embedding=vectors[offset],
                 accessed_at=at,
             )
-            turns.append(turn)
-            memories.append((turn.id, memory))
+            nodes += [turn, memory]
+            links.append(
+                ("Memory", "Turn", Link(type=LinkType.FROM, source=memory.id, target=turn.id))
+            )
             for target in rng.integers(0, index, size=min(3, index)):
-                links.append(
-                    Link(
-                        type=LinkType.RELATED,
-                        source=memory.id,
-                        target=f"m{target}",
-                        weight=round(float(rng.uniform(0.1, 1.0)), 3),
-                    )
+                related = Link(
+                    type=LinkType.RELATED,
+                    source=memory.id,
+                    target=f"m{target}",
+                    weight=round(float(rng.uniform(0.1, 1.0)), 3),
                 )
-        store.load(owner, turns, memories, links)
+                links.append(("Memory", "Memory", related))
+        store.load(owner, OwnerGraph(nodes=nodes, links=links))
         print(f"  loaded {start + count:,} of {size:,}", flush=True)
     return time.perf_counter() - started
 

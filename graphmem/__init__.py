@@ -29,12 +29,14 @@ from graphmem.model import (
     Tier,
     Turn,
 )
+from graphmem.store.base import GraphCounts, OwnerGraph
 
 __all__ = [
     "Attention",
     "ConfigurationError",
     "ConflictError",
     "Event",
+    "GraphCounts",
     "GraphMem",
     "GraphMemError",
     "Impression",
@@ -45,6 +47,7 @@ __all__ = [
     "MemoryKind",
     "ModelError",
     "Observation",
+    "OwnerGraph",
     "Recall",
     "RecalledMemory",
     "Settings",

@@ -1,16 +1,199 @@
-"""The `graphmem` command line: `demo` (a short conversation recalled) and `consolidate` (sleep)."""
+"""The `graphmem` command line: observe, recall, consolidate, stats, export, import, forget-owner.
+
+Also `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP server).
+"""
 
 import argparse
+import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from graphmem.config import Settings
 from graphmem.demo import run_demo
-from graphmem.errors import GraphMemError
-from graphmem.memory import GraphMem, SleepProgress, SleepReport
+from graphmem.errors import GraphMemError, InvalidInputError
+from graphmem.memory import GraphMem, Observation, SleepProgress, SleepReport
+from graphmem.retrieval import PRESETS
+from graphmem.store.base import GraphCounts, OwnerGraph, parse_record
+
+EXPORT_FORMAT = "graphmem-export"
+EXPORT_VERSION = 1
+MESSAGE_FIELDS = {"text", "id", "at", "speaker", "session"}
+"""The keys of one observed message (a JSON object per line); only text is required."""
+
+
+def json_line(line: str, number: int) -> Any:
+    """One line of JSON input, or InvalidInputError naming the line."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise InvalidInputError(f"line {number}: not JSON: {error}") from None
+
+
+def observed_json(observation: Observation) -> dict[str, Any]:
+    """An observation as JSON-ready data, without embeddings."""
+    without = {"embedding"}
+    return observation.model_dump(
+        mode="json",
+        exclude={"memories": {"__all__": without}, "conjectures": {"__all__": without}},
+    )
+
+
+def run_observe(
+    settings: Settings, owner: str, lines: Iterable[str], as_json: bool, out: TextIO
+) -> None:
+    """Observe one message per JSON line, in order; stops at the first bad line."""
+    with GraphMem.open(settings) as memory:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            message = json_line(line, number)
+            if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+                raise InvalidInputError(f"line {number}: not an object with a text string")
+            unknown = sorted(set(message) - MESSAGE_FIELDS)
+            if unknown:
+                raise InvalidInputError(
+                    f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
+                )
+            try:
+                at = message.get("at")
+                observed = memory.observe(
+                    owner,
+                    message["text"],
+                    message_id=message.get("id"),
+                    at=None if at is None else datetime.fromisoformat(at),
+                    speaker=message.get("speaker", "user"),
+                    session=message.get("session", ""),
+                )
+            except (GraphMemError, TypeError, ValueError) as error:
+                raise InvalidInputError(f"line {number}: {error}") from None
+            if as_json:
+                print(json.dumps(observed_json(observed), ensure_ascii=False), file=out)
+                continue
+            labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
+            state = "pending" if observed.pending else labels or "already stored"
+            print(f"{observed.turn.id}: {state}", file=out)
+            for conjecture in observed.conjectures:
+                belief = conjecture.belief or 0.0
+                print(f"  conjecture (belief {belief:.2f}): {conjecture.text}", file=out)
+
+
+def run_recall(
+    settings: Settings,
+    owner: str,
+    query: str,
+    *,
+    k: int,
+    motivation: float | None,
+    weights: str,
+    peek: bool,
+    at: datetime | None,
+    as_json: bool,
+    out: TextIO,
+) -> None:
+    """Recall and print the memories with their score breakdown (or the subgraph as JSON)."""
+    with GraphMem.open(settings) as memory:
+        recall = memory.recall(
+            owner, query, k=k, motivation=motivation, weights=weights, peek=peek, at=at
+        )
+    if as_json:
+        print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
+        return
+    searches = " -> ".join(
+        f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
+        for attempt in recall.attempts
+    )
+    print(f"searched {searches}; {len(recall.memories)} memories", file=out)
+    for item in recall.memories:
+        reasons = item.components
+        print(f"{item.score:6.3f}  {item.memory.text}", file=out)
+        print(
+            f"        relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
+            f" importance {reasons.importance:.1f}, attention {reasons.attention:.1f},"
+            f" recency {reasons.recency:.2f}, association {reasons.association:.3f}"
+            + (f" via {item.via}" if item.via else ""),
+            file=out,
+        )
+    for link in recall.links:
+        print(f"link: {link.source} -{link.type}-> {link.target}", file=out)
+
+
+def print_counts(counts: GraphCounts, out: TextIO) -> None:
+    """Print nodes per label, edges per type, memories per tier and belief."""
+    print("nodes:", ", ".join(f"{k} {v}" for k, v in sorted(counts.nodes.items())), file=out)
+    links = ", ".join(f"{k} {v}" for k, v in sorted(counts.links.items()))
+    print("edges:", links or "none", file=out)
+    print("memories per tier:", ", ".join(f"{k}: {v}" for k, v in counts.tiers.items()), file=out)
+    print("memories per belief:", file=out)
+    for name, count in sorted(counts.beliefs.items()):
+        print(f"  {name:>5}  {count:6d}  {'#' * min(count, 60)}", file=out)
+
+
+def run_stats(settings: Settings, owner: str, as_json: bool, out: TextIO) -> None:
+    """Print one owner's counts."""
+    with GraphMem.open(settings) as memory:
+        counts = memory.statistics(owner)
+    if as_json:
+        print(counts.model_dump_json(), file=out)
+    else:
+        print_counts(counts, out)
+
+
+def run_export(settings: Settings, owner: str, out: TextIO) -> None:
+    """Write one owner's graph as JSON lines: a header, then a line per node and per edge."""
+    with GraphMem.open(settings) as memory:
+        graph = memory.export(owner)
+    header = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "owner": owner}
+    print(json.dumps(header), file=out)
+    for record in graph.records():
+        print(json.dumps(record, ensure_ascii=False), file=out)
+
+
+def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
+    """Load JSON lines written by `export` into the owner its header names."""
+    rows = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    if not rows:
+        raise InvalidInputError("nothing to import: the input is empty")
+    header = json_line(rows[0][1], rows[0][0])
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != EXPORT_FORMAT
+        or header.get("version") != EXPORT_VERSION
+        or not isinstance(header.get("owner"), str)
+    ):
+        raise InvalidInputError(
+            f"line 1: not a {EXPORT_FORMAT} header of version {EXPORT_VERSION} with an owner"
+        )
+    items = []
+    for number, line in rows[1:]:
+        record = json_line(line, number)
+        try:
+            items.append(parse_record(record))
+        except InvalidInputError as error:
+            raise InvalidInputError(f"line {number}: {error}") from None
+    graph = OwnerGraph.of(items)
+    with GraphMem.open(settings) as memory:
+        counts = memory.load(header["owner"], graph)
+    print(f"imported {len(graph.nodes)} nodes and {len(graph.links)} edges", file=out)
+    print(f"{header['owner']} now has:", file=out)
+    print_counts(counts, out)
+
+
+def run_forget(settings: Settings, owner: str, out: TextIO) -> None:
+    """Delete everything of one owner and show, by counting, that nothing is left."""
+    with GraphMem.open(settings) as memory:
+        before = memory.statistics(owner)
+        after = memory.forget(owner)
+    print(
+        f"forgot {owner}: {sum(before.nodes.values())} nodes and {sum(before.links.values())}"
+        f" edges deleted; counted after: {sum(after.nodes.values())} nodes,"
+        f" {sum(after.links.values())} edges",
+        file=out,
+    )
+    if after.total:
+        raise GraphMemError(f"{owner} still has {after.total} nodes and edges; run it again")
 
 
 class ProgressPrinter:
@@ -60,65 +243,143 @@ def run_consolidate(
             printer.report(memory.consolidate(name, at=at, progress=printer))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the command line and run it; returns the process exit code."""
-    parser = argparse.ArgumentParser(prog="graphmem", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="play a short conversation and recall from it")
-    demo.add_argument("--store", choices=["networkx", "neo4j"], help="where to keep the graph")
-    demo.add_argument("--path", type=Path, help="file of the networkx store (default: memory)")
+def input_lines(path: Path | None) -> Iterable[str]:
+    """The lines of a file, or of stdin for None or '-'."""
+    if path is None or str(path) == "-":
+        return sys.stdin
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(f"cannot read {path}: {error}") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's grammar."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
+    common.add_argument("--path", type=Path, help="file of the networkx store")
+    common.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
+    owned = argparse.ArgumentParser(add_help=False, parents=[common])
+    owned.add_argument("--owner", required=True, help="whose memory (the tenant)")
+    timed = argparse.ArgumentParser(add_help=False)
+    timed.add_argument(
+        "--at", type=datetime.fromisoformat, help="ISO 8601 with a UTC offset (default: now)"
+    )
+    top = argparse.ArgumentParser(prog="graphmem", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    demo = commands.add_parser(
+        "demo", parents=[common], help="play a short conversation that shows every mechanism"
+    )
     demo.add_argument(
         "--plot",
         type=Path,
         default=Path("graphmem-demo.png"),
         help="where to write the plot of attention over time (default: graphmem-demo.png)",
     )
+    observe = commands.add_parser(
+        "observe", parents=[owned], help="observe messages: JSON lines from a file or stdin"
+    )
+    observe.add_argument("file", nargs="?", type=Path, help="JSON lines (default: stdin)")
+    observe.add_argument("--json", action="store_true", help="print each observation as JSON")
+    recall = commands.add_parser(
+        "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
+    )
+    recall.add_argument("query")
+    recall.add_argument("-k", type=int, default=10, help="memories to return (default 10)")
+    recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
+    recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
+    recall.add_argument("--peek", action="store_true", help="read without waking anything")
+    recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
     sleep = commands.add_parser(
-        "consolidate", help="the sleep job: summaries, events, consolidation, re-tiering"
+        "consolidate",
+        parents=[common, timed],
+        help="the sleep job: summaries, events, consolidation, re-tiering",
     )
     whom = sleep.add_mutually_exclusive_group(required=True)
     whom.add_argument("--owner", help="the owner whose memory to consolidate")
     whom.add_argument("--all", action="store_true", help="every owner, one after another")
-    sleep.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
-    sleep.add_argument("--path", type=Path, help="file of the networkx store")
-    sleep.add_argument(
-        "--at",
-        type=datetime.fromisoformat,
-        help="the job's time, ISO 8601 with a UTC offset (default: now)",
-    )
     sleep.add_argument(
         "--log-every", type=int, default=100, help="items between log lines (not on a terminal)"
     )
+    stats = commands.add_parser(
+        "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
+    )
+    stats.add_argument("--json", action="store_true", help="print the counts as JSON")
+    export = commands.add_parser(
+        "export", parents=[owned], help="write one owner's memory as JSON lines"
+    )
+    export.add_argument("--out", type=Path, help="file to write (default: stdout)")
+    load = commands.add_parser("import", parents=[common], help="load JSON lines written by export")
+    load.add_argument("file", nargs="?", type=Path, help="JSON lines (default: stdin)")
+    forget = commands.add_parser(
+        "forget-owner", parents=[owned], help="delete everything of one owner, and count"
+    )
+    forget.add_argument("--yes", action="store_true", required=True, help="confirm the deletion")
     server = commands.add_parser(
-        "mcp", help="serve observe, recall and consolidate as MCP tools (extra: graphmem[mcp])"
+        "mcp",
+        parents=[common],
+        help="serve observe, recall and consolidate as MCP tools (extra: graphmem[mcp])",
     )
-    server.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
-    server.add_argument("--path", type=Path, help="file of the networkx store")
-    server.add_argument(
-        "--owner", help="serve this owner only (default: each call names its owner)"
-    )
+    server.add_argument("--owner", help="serve this owner only (default: each call names one)")
     server.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     server.add_argument("--host", default="127.0.0.1", help="address for --transport http")
     server.add_argument("--port", type=int, default=8000, help="port for --transport http")
-    arguments = parser.parse_args(argv)
-    try:
-        settings = Settings.from_env(store=arguments.store, path=arguments.path)
-        if arguments.command == "consolidate":
-            run_consolidate(
-                settings, arguments.owner, arguments.at, max(arguments.log_every, 1), sys.stdout
-            )
-        elif arguments.command == "mcp":
-            from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
+    return top
 
-            serve(
-                settings,
-                owner=arguments.owner,
-                transport=arguments.transport,
-                host=arguments.host,
-                port=arguments.port,
-            )
-        else:
-            run_demo(settings, sys.stdout, arguments.plot)
+
+def run(arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run one parsed command."""
+    settings = Settings.from_env(file=arguments.config, store=arguments.store, path=arguments.path)
+    command = arguments.command
+    if command == "demo":
+        run_demo(settings, out, arguments.plot)
+    elif command == "observe":
+        run_observe(settings, arguments.owner, input_lines(arguments.file), arguments.json, out)
+    elif command == "recall":
+        run_recall(
+            settings,
+            arguments.owner,
+            arguments.query,
+            k=arguments.k,
+            motivation=arguments.motivation,
+            weights=arguments.weights,
+            peek=arguments.peek,
+            at=arguments.at,
+            as_json=arguments.json,
+            out=out,
+        )
+    elif command == "consolidate":
+        every = max(arguments.log_every, 1)
+        run_consolidate(settings, arguments.owner, arguments.at, every, out)
+    elif command == "stats":
+        run_stats(settings, arguments.owner, arguments.json, out)
+    elif command == "export" and arguments.out is not None:
+        with arguments.out.open("w", encoding="utf-8") as file:
+            run_export(settings, arguments.owner, file)
+    elif command == "export":
+        run_export(settings, arguments.owner, out)
+    elif command == "import":
+        run_import(settings, input_lines(arguments.file), out)
+    elif command == "forget-owner":
+        run_forget(settings, arguments.owner, out)
+    else:
+        from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
+
+        serve(
+            settings,
+            owner=arguments.owner,
+            transport=arguments.transport,
+            host=arguments.host,
+            port=arguments.port,
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and run it; returns the process exit code."""
+    arguments = parser().parse_args(argv)
+    try:
+        run(arguments, sys.stdout)
     except GraphMemError as error:
         print(f"graphmem: {error}", file=sys.stderr)
         return 1

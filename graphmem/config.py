@@ -1,6 +1,7 @@
 """Settings: which store and embedder to use and how to reach them, from GRAPHMEM_* variables."""
 
 import os
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -56,14 +57,28 @@ class Settings(BaseModel):
     )
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
-        """Settings from GRAPHMEM_* variables, with keyword overrides taking precedence."""
+    def from_env(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        *,
+        file: Path | None = None,
+        **overrides: Any,
+    ) -> "Settings":
+        """Settings from keyword overrides, else GRAPHMEM_* variables, else a TOML file.
+
+        The file is `file`, else GRAPHMEM_CONFIG if set; its keys are the field names
+        (`store = "neo4j"`). Overrides that are None count as not given.
+        """
         environ = os.environ if environ is None else environ
-        values: dict[str, Any] = {
-            name: environ[ENV_PREFIX + name.upper()]
-            for name in cls.model_fields
-            if environ.get(ENV_PREFIX + name.upper())
-        }
+        config = file if file is not None else environ.get(ENV_PREFIX + "CONFIG")
+        values = {} if not config else _file_values(Path(config))
+        values.update(
+            {
+                name: environ[ENV_PREFIX + name.upper()]
+                for name in cls.model_fields
+                if environ.get(ENV_PREFIX + name.upper())
+            }
+        )
         values.update({name: value for name, value in overrides.items() if value is not None})
         try:
             return cls.model_validate(values)
@@ -73,3 +88,16 @@ class Settings(BaseModel):
                 for item in error.errors()
             )
             raise ConfigurationError(f"invalid settings: {problems}") from None
+
+
+def _file_values(path: Path) -> dict[str, Any]:
+    """The settings a TOML file holds, or ConfigurationError naming the file and problem."""
+    try:
+        with path.open("rb") as file:
+            values = tomllib.load(file)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ConfigurationError(f"cannot read the settings file {path}: {error}") from None
+    unknown = sorted(set(values) - set(Settings.model_fields))
+    if unknown:
+        raise ConfigurationError(f"{path}: unknown settings {unknown}")
+    return values

@@ -59,7 +59,7 @@ from graphmem.retrieval import (
     score,
 )
 from graphmem.sleep import AWAITING_BATCH, Sleep
-from graphmem.store.base import Impressed, OwnerGraph, SimilarMemory, Store, Woken
+from graphmem.store.base import GraphCounts, Impressed, OwnerGraph, SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 from graphmem.terms import terms
@@ -475,6 +475,35 @@ class GraphMem:
         """Every node and edge of one owner, in a fixed order."""
         _checked(check_owner, owner)
         return self._store.export(owner)
+
+    def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
+        """Add an exported graph to an owner's memory (nodes already there are kept); count.
+
+        Refuses, storing nothing, nodes of another owner and embeddings whose size is not the
+        embedder's (an export made with another embedder).
+        """
+        _checked(check_owner, owner)
+        size = self._embedder.dimensions
+        for node in graph.nodes:
+            embedding = getattr(node, "embedding", None)
+            if embedding is not None and len(embedding) != size:
+                raise InvalidInputError(
+                    f"{type(node).__name__} {node.id} has an embedding of {len(embedding)}"
+                    f" numbers; this memory's embedder makes {size}"
+                )
+        self._store.load(owner, graph)
+        return self._store.count_graph(owner)
+
+    def forget(self, owner: str) -> GraphCounts:
+        """Delete everything of one owner; returns the counts left, all zero."""
+        _checked(check_owner, owner)
+        self._store.forget(owner)
+        return self._store.count_graph(owner)
+
+    def statistics(self, owner: str) -> GraphCounts:
+        """One owner's nodes per label, edges per type, memories per tier and belief."""
+        _checked(check_owner, owner)
+        return self._store.count_graph(owner)
 
     @property
     def model_calls(self) -> Counter[str]:

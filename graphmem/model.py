@@ -193,6 +193,15 @@ class Impression(Node):
     """When the impression last became a conjecture, if ever."""
 
 
+NODE_LABELS: dict[str, type[Node]] = {
+    "Turn": Turn,
+    "Memory": Memory,
+    "Event": Event,
+    "Impression": Impression,
+}
+"""The model of each node label (Session nodes are the stores' bookkeeping, not a model)."""
+
+
 class Link(BaseModel):
     """A directed edge; RELATED carries a weight and CAUSES a sufficiency, the others nothing."""
 

@@ -1,15 +1,18 @@
 """The command line as a user runs it: its verbs, settings and errors (the demo: test_demo.py)."""
 
+import json
 import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from graphmem.config import Settings
 from graphmem.memory import GraphMem
 
-from .conftest import ROOT
+from .conftest import ROOT, Neo4jServer
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -65,3 +68,120 @@ def test_consolidate_refuses_a_time_without_offset(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert done.stderr == "graphmem: at must be timezone-aware\n"
+
+
+def store_arguments(store: str, request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+    """The flags that name the store: a file for networkx, the test server for neo4j."""
+    if store == "networkx":
+        return ["--store", "networkx", "--path", str(tmp_path / "graph.json")]
+    server: Neo4jServer = request.getfixturevalue("neo4j_server")
+    config = tmp_path / "neo4j.toml"
+    config.write_text(
+        f'neo4j_uri = "{server.uri}"\nneo4j_password = "{server.password.get_secret_value()}"\n'
+    )
+    return ["--store", "neo4j", "--config", str(config)]
+
+
+def cli(arguments: list[str], *command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run one CLI command with the store's flags after it, with no GRAPHMEM_* variables."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
+    return subprocess.run(
+        [sys.executable, "-m", "graphmem", *command, *arguments],
+        cwd=ROOT,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+MESSAGES = [
+    {"text": "I'm allergic to milk.", "id": "m1", "at": "2026-03-01T09:00:00+00:00"},
+    {"text": "We adopted a cat named Miso.", "id": "m2", "at": "2026-03-01T09:05:00+00:00"},
+    {"text": "My throat hurts.", "id": "m3", "at": "2026-03-02T09:00:00+00:00", "session": "s2"},
+]
+
+
+@pytest.mark.parametrize("store", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_the_verbs_observe_recall_stats_export_forget_and_import(
+    store: str, request: pytest.FixtureRequest, tmp_path: Path, owner: str
+) -> None:
+    where = store_arguments(store, request, tmp_path)
+    lines = "".join(json.dumps(message) + "\n" for message in MESSAGES)
+    observed = cli(where, "observe", "--owner", owner, "--json", stdin=lines)
+    assert observed.returncode == 0, observed.stderr
+    replies = [json.loads(line) for line in observed.stdout.splitlines()]
+    assert [reply["turn"]["id"] for reply in replies] == ["m1", "m2", "m3"]
+    assert "embedding" not in replies[0]["memories"][0]
+    assert [c["text"] for c in replies[2]["conjectures"]] == ["The user has a cold"]
+    file = tmp_path / "more.jsonl"
+    file.write_text(json.dumps({"text": "Miso knocked over a glass of milk.", "id": "m4"}) + "\n")
+    assert cli(where, "observe", "--owner", owner, str(file)).stdout.startswith("m4: attention")
+
+    recalled = cli(where, "recall", "--owner", owner, "Can I drink milk?", "-k", "2", "--json")
+    assert recalled.returncode == 0, recalled.stderr
+    subgraph = json.loads(recalled.stdout)
+    assert subgraph["memories"][0]["memory"]["text"] == "I'm allergic to milk."
+    assert set(subgraph["memories"][0]["components"]) >= {"relevance", "attention", "recency"}
+    assert "embedding" not in subgraph["memories"][0]["memory"]
+    text = cli(where, "recall", "--owner", owner, "Can I drink milk?", "-k", "1", "--peek")
+    assert "relevance" in text.stdout
+    assert "I'm allergic to milk." in text.stdout
+
+    stats = cli(where, "stats", "--owner", owner, "--json")
+    counts = json.loads(stats.stdout)
+    assert counts["nodes"]["Turn"] == 4
+    assert sum(counts["tiers"].values()) == counts["nodes"]["Memory"]
+    assert "memories per tier" in cli(where, "stats", "--owner", owner).stdout
+
+    exported = tmp_path / "export.jsonl"
+    assert cli(where, "export", "--owner", owner, "--out", str(exported)).returncode == 0
+    header = json.loads(exported.read_text().splitlines()[0])
+    assert header == {"format": "graphmem-export", "version": 1, "owner": owner}
+    neighbour = cli(where, "observe", "--owner", owner + "-b", stdin=lines)
+    assert neighbour.returncode == 0, neighbour.stderr
+    neighbour_stats = cli(where, "stats", "--owner", owner + "-b", "--json").stdout
+
+    forgotten = cli(where, "forget-owner", "--owner", owner, "--yes")
+    assert forgotten.returncode == 0, forgotten.stderr
+    assert forgotten.stdout.endswith("counted after: 0 nodes, 0 edges\n")
+    assert json.loads(cli(where, "stats", "--owner", owner, "--json").stdout)["links"] == {}
+    assert cli(where, "stats", "--owner", owner + "-b", "--json").stdout == neighbour_stats
+
+    imported = cli(where, "import", str(exported))
+    assert imported.returncode == 0, imported.stderr
+    again = tmp_path / "again.jsonl"
+    cli(where, "export", "--owner", owner, "--out", str(again))
+    assert again.read_text() == exported.read_text()
+
+
+def test_bad_input_lines_are_named_and_what_came_before_stays(tmp_path: Path) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    good = json.dumps({"text": "I'm allergic to milk.", "id": "m1"})
+    for bad, problem in [
+        ("{not json", "line 2: not JSON"),
+        ('["a list"]', "line 2: not an object with a text string"),
+        ('{"text": "hi", "when": "now"}', "line 2: unknown keys ['when']"),
+        ('{"text": "hi", "at": "yesterday"}', "line 2: Invalid isoformat string"),
+        ('{"text": "hi", "at": "2026-03-01T09:00:00"}', "line 2: "),
+        ('{"text": ""}', "line 2: "),
+        ("[" * 100_000 + "]" * 100_000, "line 2: not JSON"),
+    ]:
+        done = cli(where, "observe", "--owner", "ann", stdin=f"{good}\n{bad}\n")
+        assert done.returncode == 1
+        assert done.stderr.startswith(f"graphmem: {problem}"), done.stderr
+    stats = json.loads(cli(where, "stats", "--owner", "ann", "--json").stdout)
+    assert stats["nodes"]["Turn"] == 1
+    exported = tmp_path / "export.jsonl"
+    cli(where, "export", "--owner", "ann", "--out", str(exported))
+    lines = exported.read_text().splitlines()
+    for broken, problem in [
+        (["{}", *lines[1:]], "line 1: not a graphmem-export header"),
+        ([lines[0], '{"label": "Ghost", "node": {}}'], "line 2: not a node or edge record"),
+        ([], "nothing to import"),
+    ]:
+        done = cli(where, "import", stdin="\n".join(broken))
+        assert done.returncode == 1
+        assert done.stderr.startswith(f"graphmem: {problem}"), done.stderr
+    assert cli(where, "forget-owner", "--owner", "ann").returncode == 2  # --yes is required

@@ -10,7 +10,7 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import SimilarMemory, Store
+from graphmem.store.base import OwnerGraph, SimilarMemory, Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer
@@ -187,19 +187,24 @@ def test_a_bulk_load_stores_turns_memories_and_edges_once(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
     turns = [make_turn(owner, number, text) for number, text in enumerate(TEXTS)]
-    memories = [(turn.id, make_memory(turn, embedder)) for turn in turns]
-    links = [Link(type=LinkType.RELATED, source="mem-msg-0", target="mem-msg-1", weight=0.5)]
-    store.load(owner, turns, memories, links)
-    store.load(owner, turns, memories, links)
+    memories = [make_memory(turn, embedder) for turn in turns]
+    links = [
+        ("Memory", "Turn", Link(type=LinkType.FROM, source=memory.id, target=turn.id))
+        for turn, memory in zip(turns, memories, strict=True)
+    ]
+    related = Link(type=LinkType.RELATED, source="mem-msg-0", target="mem-msg-1", weight=0.5)
+    graph = OwnerGraph(nodes=[*turns, *memories], links=[*links, ("Memory", "Memory", related)])
+    store.load(owner, graph)
+    store.load(owner, graph)
     counts = store.count_graph(owner)
     assert counts.nodes == {"Turn": 5, "Memory": 5, "Event": 0, "Impression": 0, "Session": 1}
     assert counts.links == {"FROM": 5, "RELATED": 1, "NEXT": 4}
     [query] = embedder.embed(["Can I drink milk?"], "query")
     [best] = store.find_similar_memories(owner, query, 1)
-    assert best.memory == memories[0][1].model_copy(update={"embedding": None})
+    assert best.memory == memories[0].model_copy(update={"embedding": None})
     assert best.turns == [turns[0].model_copy(update={"position": 0})]
     with pytest.raises(InvalidInputError, match="belongs to"):
-        store.load(owner + "-b", turns, [], [])
+        store.load(owner + "-b", OwnerGraph(nodes=turns, links=[]))
 
 
 def test_turns_take_their_places_in_their_sessions(store: Store, owner: str) -> None:

@@ -12,7 +12,7 @@ from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolic
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import EventChange, Impressed, Store
+from graphmem.store.base import EventChange, Impressed, OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer
@@ -285,3 +285,31 @@ def rounded(lines: tuple[list[str], list[str]]) -> tuple[list[str], list[str]]:
         head, _space, body = line.partition(" {")
         nodes.append(f"{head} {json.dumps(tidy(json.loads('{' + body)))}")
     return sorted(nodes), lines[1]
+
+
+def test_an_exported_graph_loads_back_the_same_after_forgetting(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    memory = GraphMem(store, embedder)
+    observe_all(memory, owner)
+    memory.consolidate(owner, at=JOB_AT)
+    memory.observe(owner + "-b", "A neighbour's note.", message_id="n1", at=JOB_AT)
+    neighbour = store.export(owner + "-b")
+    exported = store.export(owner)
+    counts = store.count_graph(owner)
+    assert {"Event", "Impression"} <= {type(node).__name__ for node in exported.nodes}
+    assert sum(counts.tiers.values()) == counts.nodes["Memory"]
+    assert sum(counts.beliefs.values()) == counts.nodes["Memory"]
+
+    forgotten = memory.forget(owner)
+    assert forgotten.total == 0
+    assert store.export(owner) == OwnerGraph(nodes=[], links=[])
+    assert store.export(owner + "-b") == neighbour
+    assert owner not in store.owners()
+
+    loaded = memory.load(owner, OwnerGraph.from_records(exported.records()))
+    assert loaded == counts
+    assert store.export(owner) == exported
+    memory.load(owner, exported)
+    assert store.count_graph(owner) == counts
+    assert memory.consolidate(owner, at=JOB_AT).counts.get("facts", 0) == 0

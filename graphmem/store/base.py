@@ -2,16 +2,26 @@
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
+from graphmem.model import (
+    NODE_LABELS,
+    Embedding,
+    Event,
+    Impression,
+    Link,
+    Memory,
+    Node,
+    Tier,
+    Turn,
+)
 
 
 class SimilarMemory(BaseModel):
@@ -38,12 +48,24 @@ class Woken(BaseModel):
 
 
 class GraphCounts(BaseModel):
-    """How many nodes per label and edges per type one owner has."""
+    """How many nodes per label and edges per type one owner has, and its memories' spread.
+
+    `tiers` counts memories per tier (every tier present, zeros included); `beliefs` counts
+    memories per tenth of belief ("0.0" for [0, 0.1) up to "0.9" for [0.9, 1]; only tenths
+    that hold a memory) and "unset" for memories without a belief.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     nodes: dict[str, int]
     links: dict[str, int]
+    tiers: dict[int, int]
+    beliefs: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """Nodes and edges together."""
+        return sum(self.nodes.values()) + sum(self.links.values())
 
 
 class Impressed(BaseModel):
@@ -97,6 +119,63 @@ class OwnerGraph(BaseModel):
     nodes: list[Node]
     links: list[tuple[str, str, Link]]
 
+    def records(self) -> list[dict[str, Any]]:
+        """The graph as JSON-ready records: {label, node} per node, then one per edge."""
+        nodes = [
+            {"label": type(node).__name__, "node": node.model_dump(mode="json")}
+            for node in self.nodes
+        ]
+        links = [
+            {
+                "source_label": source_label,
+                "target_label": target_label,
+                "link": link.model_dump(mode="json", exclude_none=True),
+            }
+            for source_label, target_label, link in self.links
+        ]
+        return nodes + links
+
+    @classmethod
+    def from_records(cls, records: Sequence[Any]) -> "OwnerGraph":
+        """The graph from `records()`; InvalidInputError names the first bad record (from 1)."""
+        items = []
+        for number, record in enumerate(records, start=1):
+            try:
+                items.append(parse_record(record))
+            except InvalidInputError as error:
+                raise InvalidInputError(f"record {number}: {error}") from None
+        return cls.of(items)
+
+    @classmethod
+    def of(cls, items: Sequence["Node | tuple[str, str, Link]"]) -> "OwnerGraph":
+        """The graph of parsed records, nodes and labelled edges mixed, in their order."""
+        return cls(
+            nodes=[item for item in items if isinstance(item, Node)],
+            links=[item for item in items if isinstance(item, tuple)],
+        )
+
+
+def parse_record(record: Any) -> Node | tuple[str, str, Link]:
+    """One record of OwnerGraph.records(): a node, or an edge with its ends' labels."""
+    try:
+        if not isinstance(record, dict):
+            raise TypeError("not a JSON object")
+        if "node" in record:
+            return NODE_LABELS[record["label"]].model_validate(record["node"])
+        ends = (record["source_label"], record["target_label"])
+        if not set(ends) <= set(NODE_LABELS):
+            raise KeyError(f"labels {ends}")
+        return (*ends, Link.model_validate(record["link"]))
+    except (KeyError, TypeError, ValidationError) as error:
+        raise InvalidInputError(f"not a node or edge record: {error}") from None
+
+
+def belief_bin(belief: float | None) -> str:
+    """The GraphCounts.beliefs key of a belief: its tenth ("0.0" to "0.9"), or "unset"."""
+    if belief is None:
+        return "unset"
+    return f"{min(int(belief * 10), 9) / 10:.1f}"
+
 
 def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
     """Refuse nodes of another owner, and memories without an embedding (search results)."""
@@ -145,16 +224,18 @@ class Store(Protocol):
     def causal_rules(self, owner: str) -> list[Cause]:
         """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
 
-    def load(
-        self,
-        owner: str,
-        turns: Sequence[Turn],
-        memories: Sequence[tuple[str, Memory]],
-        links: Sequence[Link],
-    ) -> None:
-        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+    def load(self, owner: str, graph: OwnerGraph) -> None:
+        """Bulk-load an owner's nodes and edges, as `export` gives them; idempotent by id.
 
-        One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
+        One transaction; a node already stored keeps its properties; turns take their
+        positions in the order of the positions they carry (those without one last); edges
+        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
+        """
+
+    def forget(self, owner: str) -> None:
+        """Delete every node and edge of the owner; other owners are untouched.
+
+        Neo4j deletes in batches of committed transactions: if interrupted, run it again.
         """
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
@@ -267,7 +348,7 @@ class Store(Protocol):
         """Sink memories whose attention faded or that overflow a tier; return the moves made."""
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label and edges per type."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
 
     def close(self) -> None:
         """Release connections and files; the store is not used afterwards."""

@@ -2,6 +2,7 @@
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,6 +29,7 @@ from graphmem.store.base import (
     OwnerGraph,
     SimilarMemory,
     Woken,
+    belief_bin,
     check_nodes,
 )
 
@@ -292,18 +294,16 @@ class Neo4jStore:
         [row] = self._run(load_statement("causal_rules"), {"owner": owner}, read=True)
         return [Cause.model_validate(rule) for rule in row["rules"]]
 
-    def load(
-        self,
-        owner: str,
-        turns: Sequence[Turn],
-        memories: Sequence[tuple[str, Memory]],
-        links: Sequence[Link],
-    ) -> None:
-        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+    def load(self, owner: str, graph: OwnerGraph) -> None:
+        """Bulk-load an owner's nodes and edges, as `export` gives them; idempotent by id.
 
-        One transaction; idempotent by id; for imports and benchmarks, not for `observe`.
+        One transaction; a node already stored keeps its properties; turns take their
+        positions in the order of the positions they carry (those without one last); edges
+        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
         """
-        check_nodes(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        check_nodes(owner, graph.nodes)
+        turns = [node for node in graph.nodes if isinstance(node, Turn)]
+        turns.sort(key=lambda turn: (turn.position is None, turn.position or 0))
         self._run_together(
             [
                 (
@@ -315,14 +315,35 @@ class Neo4jStore:
                     {
                         "owner": owner,
                         "memories": [
-                            {"turn_id": turn_id, "row": _memory_row(memory)}
-                            for turn_id, memory in memories
+                            _memory_row(node) for node in graph.nodes if isinstance(node, Memory)
                         ],
-                        "links": [link.model_dump(mode="json") for link in links],
+                        "events": [
+                            _event_row(node) for node in graph.nodes if isinstance(node, Event)
+                        ],
+                        "impressions": [
+                            _impression_row(node)
+                            for node in graph.nodes
+                            if isinstance(node, Impression)
+                        ],
+                        "links": [
+                            {
+                                **link.model_dump(mode="json"),
+                                "source_label": source_label,
+                                "target_label": target_label,
+                            }
+                            for source_label, target_label, link in graph.links
+                        ],
                     },
                 ),
             ]
         )
+
+    def forget(self, owner: str) -> None:
+        """Delete every node and edge of the owner; other owners are untouched.
+
+        Deletes in batches of committed transactions: if interrupted, run it again.
+        """
+        self._run_batched(load_statement("forget_owner"), {"owner": owner})
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
@@ -565,12 +586,21 @@ class Neo4jStore:
         return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label and edges per type."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
         nodes = self._run(load_statement("count_nodes"), {"owner": owner}, read=True)
         links = self._run(load_statement("count_links"), {"owner": owner}, read=True)
+        memories = self._run(load_statement("count_memories"), {"owner": owner}, read=True)
+        tiers = dict.fromkeys(map(int, Tier), 0)
+        beliefs: Counter[str] = Counter()
+        for row in memories:
+            tiers[row["tier"]] += row["count"]
+            tenth = row["tenth"]
+            beliefs[belief_bin(None if tenth < 0 else tenth / 10)] += row["count"]
         return GraphCounts(
             nodes={row["label"]: row["count"] for row in nodes},
             links={row["type"]: row["count"] for row in links},
+            tiers=tiers,
+            beliefs=dict(beliefs),
         )
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import threading
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +33,7 @@ from graphmem.mechanisms.beliefs import AttentionChange, BeliefPolicy, Settlemen
 from graphmem.mechanisms.impressions import ImpressionPolicy, accumulated
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import (
+    NODE_LABELS,
     Embedding,
     Event,
     Impression,
@@ -51,18 +53,13 @@ from graphmem.store.base import (
     OwnerGraph,
     SimilarMemory,
     Woken,
+    belief_bin,
     check_nodes,
 )
 from graphmem.terms import terms as content_terms
 
 FORMAT = "graphmem-networkx"
 VERSION = 1
-LABELS: dict[str, type[Node]] = {
-    "Turn": Turn,
-    "Memory": Memory,
-    "Event": Event,
-    "Impression": Impression,
-}
 NodeKey = tuple[str, str, str]
 """A node of the graph is keyed by (owner, label, id)."""
 MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
@@ -325,7 +322,7 @@ class NetworkXStore:
         with self._lock:
             nodes = [
                 node
-                for label in sorted(LABELS)
+                for label in sorted(NODE_LABELS)
                 for node in sorted(self._nodes(owner, label), key=lambda node: node.id)
             ]
             links = sorted(
@@ -368,31 +365,21 @@ class NetworkXStore:
             )[:limit]
             return [self._found(memory, similarity) for similarity, memory in ranked]
 
-    def load(
-        self,
-        owner: str,
-        turns: Sequence[Turn],
-        memories: Sequence[tuple[str, Memory]],
-        links: Sequence[Link],
-    ) -> None:
-        """Bulk-load turns, memories (each with the id of the turn it is FROM) and edges.
+    def load(self, owner: str, graph: OwnerGraph) -> None:
+        """Bulk-load an owner's nodes and edges, as `export` gives them; idempotent by id.
 
-        One journal entry; idempotent by id; for imports and benchmarks, not for `observe`.
+        One journal entry; a node already stored keeps its properties; turns take their
+        positions in the order of the positions they carry (those without one last); edges
+        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
         """
-        check_nodes(owner, [*turns, *(memory for _turn_id, memory in memories)])
+        check_nodes(owner, graph.nodes)
         with self._lock:
-            self._write(
-                {
-                    "op": "load",
-                    "owner": owner,
-                    "turns": [turn.model_dump(mode="json") for turn in turns],
-                    "memories": [
-                        {"turn_id": turn_id, "memory": memory.model_dump(mode="json")}
-                        for turn_id, memory in memories
-                    ],
-                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
-                }
-            )
+            self._write({"op": "load", "owner": owner, "records": graph.records()})
+
+    def forget(self, owner: str) -> None:
+        """Delete every node and edge of the owner (one journal entry); others are untouched."""
+        with self._lock:
+            self._write({"op": "forget", "owner": owner})
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
@@ -606,15 +593,23 @@ class NetworkXStore:
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label and edges per type."""
         with self._lock:
-            nodes = {label: len(self._ids.get((owner, label), {})) for label in LABELS}
+            nodes = {label: len(self._ids.get((owner, label), {})) for label in NODE_LABELS}
             nodes["Session"] = sum(
                 1 for session_owner, _key in self._sessions if session_owner == owner
             )
-            links: dict[str, int] = {}
-            for source, _target, edge_type in self._graph.edges(keys=True):
-                if source[0] == owner:
-                    links[edge_type] = links.get(edge_type, 0) + 1
-            return GraphCounts(nodes=nodes, links=links)
+            links: Counter[str] = Counter(
+                edge_type
+                for source, _target, edge_type in self._graph.edges(keys=True)
+                if source[0] == owner
+            )
+            memories = [node for node in self._nodes(owner, "Memory") if isinstance(node, Memory)]
+            tiers = Counter(int(memory.tier) for memory in memories)
+            return GraphCounts(
+                nodes=nodes,
+                links=dict(links),
+                tiers={int(tier): tiers[int(tier)] for tier in Tier},
+                beliefs=dict(Counter(belief_bin(memory.belief) for memory in memories)),
+            )
 
     def close(self) -> None:
         """Write a final snapshot and release the file; the store is not used afterwards."""
@@ -711,6 +706,7 @@ class NetworkXStore:
             "save_turn": self._apply_save_turn,
             "save_memories": self._apply_save_memories,
             "load": self._apply_load,
+            "forget": self._apply_forget,
             "save_knowledge": self._apply_save_knowledge,
             "save_summary": self._apply_save_summary,
             "link_memories": self._apply_link_memories,
@@ -738,14 +734,39 @@ class NetworkXStore:
             self._add_impression(owner, item, [memory.id for memory in memories])
 
     def _apply_load(self, change: dict[str, Any]) -> None:
-        """Bulk-loaded turns, memories and edges."""
+        """A bulk-loaded graph: turns in the order of their positions, other nodes, edges."""
         owner = change["owner"]
-        for data in change["turns"]:
-            self._add_node(Turn.model_validate(data))
-        for item in change["memories"]:
-            if self._node(owner, "Turn", item["turn_id"]) is not None:
-                self._add_memory_from(owner, item["turn_id"], Memory.model_validate(item["memory"]))
-        self._add_memory_links(owner, change["links"])
+        graph = OwnerGraph.from_records(change["records"])
+        turns = [node for node in graph.nodes if isinstance(node, Turn)]
+        for turn in sorted(turns, key=lambda turn: (turn.position is None, turn.position or 0)):
+            self._add_node(turn)
+        for node in graph.nodes:
+            if not isinstance(node, Turn):
+                self._add_node(node)
+        for source_label, target_label, link in graph.links:
+            ends = [
+                self._node(owner, source_label, link.source),
+                self._node(owner, target_label, link.target),
+            ]
+            if None not in ends:
+                self._add_link(owner, source_label, target_label, link)
+
+    def _apply_forget(self, change: dict[str, Any]) -> None:
+        """Every node of one owner gone, with its edges and the indexes that name it."""
+        owner = change["owner"]
+        for label in NODE_LABELS:
+            for node_id in self._ids.pop((owner, label), {}):
+                self._graph.remove_node((owner, label, node_id))
+        for marks in (
+            self._pending,
+            self._awaiting_summary,
+            self._awaiting_consolidation,
+            self._mentions,
+            self._causes,
+        ):
+            marks.pop(owner, None)
+        for key in [key for key in self._sessions if key[0] == owner]:
+            del self._sessions[key]
 
     def _apply_save_knowledge(self, change: dict[str, Any]) -> None:
         """Knowledge memories and their edges."""
@@ -760,7 +781,7 @@ class NetworkXStore:
     def _apply_put_nodes(self, change: dict[str, Any]) -> None:
         """New versions of stored nodes."""
         for item in change["nodes"]:
-            self._replace(LABELS[item["label"]].model_validate(item["node"]))
+            self._replace(NODE_LABELS[item["label"]].model_validate(item["node"]))
 
     def _apply_settle_fact(self, change: dict[str, Any]) -> None:
         """A consolidated fact: new versions of the memories it moved, and its edges."""
@@ -948,7 +969,7 @@ class NetworkXStore:
             if data.get("format") != FORMAT or data.get("version") != VERSION:
                 raise StoreError(f"{path} is not a graphmem {FORMAT} file of version {VERSION}")
             for item in data["nodes"]:
-                self._add_node(LABELS[item["label"]].model_validate(item["node"]))
+                self._add_node(NODE_LABELS[item["label"]].model_validate(item["node"]))
             for item in data["links"]:
                 self._add_link(
                     item["owner"],
