@@ -90,13 +90,21 @@ def run_recall(
     weights: str,
     peek: bool,
     at: datetime | None,
+    budget: float | None,
     as_json: bool,
     out: TextIO,
 ) -> None:
     """Recall and print the memories with their score breakdown (or the subgraph as JSON)."""
     with GraphMem.open(settings) as memory:
         recall = memory.recall(
-            owner, query, k=k, motivation=motivation, weights=weights, peek=peek, at=at
+            owner,
+            query,
+            k=k,
+            motivation=motivation,
+            weights=weights,
+            peek=peek,
+            at=at,
+            budget_seconds=budget,
         )
     if as_json:
         print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
@@ -106,6 +114,8 @@ def run_recall(
         for attempt in recall.attempts
     )
     print(f"searched {searches}; {len(recall.memories)} memories", file=out)
+    if recall.cut_short:
+        print(f"out of time: skipped {', '.join(recall.cut_short)}", file=out)
     for item in recall.memories:
         reasons = item.components
         print(f"{item.score:6.3f}  {item.memory.text}", file=out)
@@ -290,6 +300,7 @@ def parser() -> argparse.ArgumentParser:
     recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
     recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
     recall.add_argument("--peek", action="store_true", help="read without waking anything")
+    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 1)")
     recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
     sleep = commands.add_parser(
         "consolidate",
@@ -346,6 +357,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             weights=arguments.weights,
             peek=arguments.peek,
             at=arguments.at,
+            budget=arguments.budget,
             as_json=arguments.json,
             out=out,
         )

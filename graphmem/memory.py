@@ -171,6 +171,8 @@ class Recall(BaseModel):
     memories: list[RecalledMemory]
     links: list[Link]
     woken: list[Woken]
+    cut_short: list[str] = []
+    """The steps skipped because the time budget ran out ("thinking again", "association")."""
 
     @property
     def thought_again(self) -> bool:
@@ -210,6 +212,23 @@ class Recall(BaseModel):
             extra = link.model_dump(include={"weight", "sufficiency"}, exclude_none=True)
             edges.append((f"Memory:{link.source}", f"Memory:{link.target}", link.type.value, extra))
         return multigraph(nodes, edges)
+
+
+class _Budget:
+    """A recall's time budget, from its start, and the steps skipped once it was spent."""
+
+    def __init__(self, seconds: float) -> None:
+        if not seconds > 0:
+            raise InvalidInputError(f"budget_seconds is {seconds}; it must be above 0")
+        self._deadline = time.perf_counter() + seconds
+        self.skipped: list[str] = []
+
+    def spent(self, step: str) -> bool:
+        """Whether the time is up; if so, `step` is recorded as skipped."""
+        if time.perf_counter() < self._deadline:
+            return False
+        self.skipped.append(step)
+        return True
 
 
 @contextmanager
@@ -520,13 +539,16 @@ class GraphMem:
         weights: Weights | str = DEFAULT_PRESET,
         peek: bool = False,
         at: datetime | None = None,
+        budget_seconds: float | None = None,
     ) -> Recall:
         """The owner's k memories best related to the query, with their turns and reasons.
 
         Motivation (0-10; by default the query's own attention label) sets how deep the search
         goes; when the best relevance stays below the sufficiency threshold, recall thinks again
         with raised motivation. The returned memories are used and wake their neighbours,
-        unless `peek` is set.
+        unless `peek` is set. Past its time budget (RecallPolicy.budget_seconds unless given)
+        recall stops thinking again and skips association, ranks what it has, and names what
+        it skipped in `cut_short`.
         """
         _checked(check_owner, owner)
         _checked(check_text, query)
@@ -536,6 +558,7 @@ class GraphMem:
             raise InvalidInputError(f"motivation is {motivation}; it must be between 0 and 10")
         if isinstance(weights, str) and weights not in PRESETS:
             raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")
+        budget = _Budget(self._recall.budget_seconds if budget_seconds is None else budget_seconds)
         chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
         [embedding] = self._embedder.embed([query], "query")
@@ -556,9 +579,13 @@ class GraphMem:
             sufficient = best is not None and best >= self._recall.sufficient_relevance
             if sufficient or depth == Tier.DEEP or len(attempts) > self._recall.rethinks:
                 break
+            if budget.spent("thinking again"):
+                break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
         candidates, seeds = self._candidates(owner, query, embedding, dense, depth)
-        found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
+        found = candidates
+        if not budget.spent("association"):
+            found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
         links = self._store.links_among(owner, [item.memory.id for item in found]) if found else []
         scored = score(
             query,
@@ -593,6 +620,7 @@ class GraphMem:
             ],
             links=links,
             woken=woken,
+            cut_short=budget.skipped,
         )
 
     def retier(self, owner: str, *, at: datetime | None = None) -> int:

@@ -74,6 +74,11 @@ class RecallPolicy(BaseModel):
     association: Association = Field(
         default_factory=Association, description="how relevance spreads"
     )
+    budget_seconds: float = Field(
+        1.0,
+        gt=0,
+        description="time a recall may take before it skips thinking again and association",
+    )
 
 
 class Weights(BaseModel):

@@ -103,3 +103,22 @@ def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
 def test_naive_datetimes_are_refused(memory: GraphMem, owner: str) -> None:
     with pytest.raises(InvalidInputError, match="created_at: Input should have timezone info"):
         memory.observe(owner, "hello", at=datetime(2026, 1, 1))
+
+
+def test_a_recall_past_its_budget_returns_what_it_has_and_says_so(
+    memory: GraphMem, owner: str
+) -> None:
+    for number, text in enumerate(["My throat is sore.", "We painted the fence.", "Cats nap."]):
+        memory.observe(owner, text, message_id=f"m{number}", at=DAY_ONE)
+    query = "What colour is the bicycle shed?"  # nothing answers it well: recall thinks again
+    whole = memory.recall(owner, query, k=3, motivation=0, peek=True, at=DAY_ONE)
+    assert whole.cut_short == []
+    assert len(whole.attempts) > 1
+    hurried = memory.recall(
+        owner, query, k=3, motivation=0, peek=True, at=DAY_ONE, budget_seconds=1e-9
+    )
+    assert hurried.cut_short == ["thinking again", "association"]
+    assert len(hurried.attempts) == 1
+    assert hurried.memories  # what the first search found, ranked
+    with pytest.raises(InvalidInputError, match="budget_seconds is 0; it must be above 0"):
+        memory.recall(owner, query, budget_seconds=0)
