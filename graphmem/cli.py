@@ -14,7 +14,7 @@ from typing import Any, TextIO
 from graphmem.config import Settings
 from graphmem.demo import run_demo
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.memory import GraphMem, Observation, SleepProgress, SleepReport
+from graphmem.memory import GraphMem, SleepProgress, SleepReport
 from graphmem.retrieval import PRESETS
 from graphmem.store.base import GraphCounts, OwnerGraph, parse_record
 
@@ -30,15 +30,6 @@ def json_line(line: str, number: int) -> Any:
         return json.loads(line)
     except (ValueError, RecursionError) as error:
         raise InvalidInputError(f"line {number}: not JSON: {error}") from None
-
-
-def observed_json(observation: Observation) -> dict[str, Any]:
-    """An observation as JSON-ready data, without embeddings."""
-    without = {"embedding"}
-    return observation.model_dump(
-        mode="json",
-        exclude={"memories": {"__all__": without}, "conjectures": {"__all__": without}},
-    )
 
 
 def run_observe(
@@ -70,7 +61,7 @@ def run_observe(
             except (GraphMemError, TypeError, ValueError) as error:
                 raise InvalidInputError(f"line {number}: {error}") from None
             if as_json:
-                print(json.dumps(observed_json(observed), ensure_ascii=False), file=out)
+                print(json.dumps(observed.as_json(), ensure_ascii=False), file=out)
                 continue
             labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
             state = "pending" if observed.pending else labels or "already stored"

@@ -1,9 +1,201 @@
 """`graphmem mcp`: observe, recall and consolidate as tools of a Model Context Protocol server."""
 
-from typing import Literal
+import inspect
+import json
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager, suppress
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field
 
 from graphmem.config import Settings
-from graphmem.errors import ConfigurationError
+from graphmem.errors import ConfigurationError, GraphMemError
+from graphmem.memory import MAX_RECALL, GraphMem, Observation, Recall, SleepReport
+from graphmem.model import check_owner
+
+try:
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools import Tool
+    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+except ModuleNotFoundError as missing:
+    raise ConfigurationError(
+        f"graphmem mcp needs the MCP SDK ({missing}): pip install 'graphmem[mcp]'"
+    ) from None
+
+INSTRUCTIONS = """\
+Long-term memory of the conversations with the user, kept as a graph.
+Call observe with every message of the conversation (the user's and yours), each with its own
+message id; call recall before you answer, with the question or topic as the query; call
+consolidate now and then (nightly) to summarise, settle beliefs and let old memories sink."""
+
+OwnerArgument = Annotated[
+    str | None,
+    Field(
+        description="whose memory (a tenant: 1-128 letters, digits and _ . : @ -); required"
+        " unless the server was started with --owner, which it may then only repeat"
+    ),
+]
+
+
+class MemoryTools:
+    """The tools over one GraphMem: one call at a time, confined to `owner` when it is set."""
+
+    def __init__(self, memory: GraphMem, owner: str | None) -> None:
+        self.owner = owner
+        self._memory = memory
+        self._lock = threading.Lock()
+
+    def observe(
+        self,
+        text: Annotated[str, Field(description="the message or perceived item, verbatim")],
+        message_id: Annotated[
+            str, Field(description="its id; observing the same id again stores nothing new")
+        ],
+        *,
+        owner: OwnerArgument = None,
+        at: Annotated[
+            datetime | None,
+            Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
+        ] = None,
+        speaker: Annotated[str, Field(description="who said it, e.g. user or assistant")] = "user",
+        session: Annotated[
+            str, Field(description="the conversation session it belongs to ('' for none)")
+        ] = "",
+    ) -> CallToolResult:
+        """Store a message of the conversation and the memory derived from it.
+
+        Returns the stored turn, the memories derived from it by this call with their importance
+        (0-10; none when the message id was already stored), whether the turn waits for the
+        model (pending), and conjectures: impressions the turn made strong enough to consider,
+        such as "The user has a cold".
+        """
+        with self._call():
+            observation = self._memory.observe(
+                self._whose(owner),
+                text,
+                message_id=message_id,
+                at=at,
+                speaker=speaker,
+                session=session,
+            )
+        observed = observation.as_json()
+        return CallToolResult(
+            content=[TextContent(type="text", text=json.dumps(observed, ensure_ascii=False))],
+            structured_content=observed,
+        )
+
+    def recall(
+        self,
+        query: Annotated[str, Field(description="the question or topic to remember about")],
+        *,
+        owner: OwnerArgument = None,
+        k: Annotated[int, Field(description=f"how many memories to return, 1-{MAX_RECALL}")] = 10,
+        motivation: Annotated[
+            float | None,
+            Field(
+                description="0-10, how hard to search (deeper tiers when higher); default: the"
+                " query's own importance"
+            ),
+        ] = None,
+        peek: Annotated[
+            bool, Field(description="read only: do not wake the memories returned")
+        ] = False,
+    ) -> CallToolResult:
+        """Recall the memories best related to a query, with the turns they came from.
+
+        The text is a numbered list for a prompt, then the links among the memories. The
+        structured content is the related-context subgraph: memories best first, each with its
+        turns, score, score components (relevance, lexical, importance, attention, recency,
+        association) and via (the memory association came through), the links among them, the
+        searches made (attempts) and the memories woken.
+        """
+        with self._call():
+            recall = self._memory.recall(
+                self._whose(owner), query, k=k, motivation=motivation, peek=peek
+            )
+        return CallToolResult(
+            content=[TextContent(type="text", text=recall.render() or "(no related memories)")],
+            structured_content=recall.as_json(),
+        )
+
+    def consolidate(self, *, owner: OwnerArgument = None) -> SleepReport:
+        """Run the sleep job: pending turns, dialogue summaries and events, beliefs, re-tiering.
+
+        Returns the counts of what it did, the model calls by task and the seconds it took.
+        """
+        with self._call():
+            return self._memory.consolidate(self._whose(owner))
+
+    def close(self) -> None:
+        """Close the memory once the call in progress, if any, has finished."""
+        with self._lock:
+            self._memory.close()
+
+    def _whose(self, owner: str | None) -> str:
+        """The owner a call works on: the server's, else the one the call names."""
+        if self.owner is None:
+            if owner is None:
+                raise ToolError("name the owner: this server serves several owners")
+            return owner
+        if owner is not None and owner != self.owner:
+            raise ToolError(
+                f"owner {owner[:40]!r} is not served here: this server serves one owner only;"
+                " omit the owner argument"
+            )
+        return self.owner
+
+    @contextmanager
+    def _call(self) -> Iterator[None]:
+        """Hold the memory for one call; report graphmem's errors as tool errors."""
+        with self._lock:
+            try:
+                yield
+            except GraphMemError as error:
+                raise ToolError(str(error)) from error
+
+
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of a model dumped without the memories' embeddings (see as_json)."""
+    schema = model.model_json_schema(mode="serialization")
+    memory = schema["$defs"]["Memory"]
+    del memory["properties"]["embedding"]
+    memory["required"].remove("embedding")
+    return schema
+
+
+def _server(tools: MemoryTools) -> MCPServer:
+    """The MCP server of the three tools."""
+    # observe and recall build their results; the SDK publishes these schemas, clients check.
+    observe = Tool.from_function(
+        tools.observe,
+        title="Observe a message",
+        description=inspect.getdoc(tools.observe),
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
+    )
+    observe.fn_metadata.output_schema = _json_schema(Observation)
+    recall = Tool.from_function(
+        tools.recall,
+        title="Recall related memories",
+        description=inspect.getdoc(tools.recall),
+        annotations=ToolAnnotations(destructive_hint=False),
+    )
+    recall.fn_metadata.output_schema = _json_schema(Recall)
+    consolidate = Tool.from_function(
+        tools.consolidate,
+        title="Consolidate (sleep job)",
+        description=inspect.getdoc(tools.consolidate),
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
+    )
+    scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
+    return MCPServer(
+        "graphmem",
+        instructions=f"{INSTRUCTIONS}\nThis server serves {scope}.",
+        tools=[observe, recall, consolidate],
+    )
 
 
 def serve(
@@ -14,5 +206,24 @@ def serve(
     host: str,
     port: int,
 ) -> None:
-    """Serve the tools until the client goes away (placeholder until the server is built)."""
-    raise ConfigurationError("the MCP server is not built yet")
+    """Serve the tools until the client goes away (stdio) or the process is stopped (http)."""
+    if owner is not None:
+        try:
+            check_owner(owner)
+        except ValueError as error:
+            raise ConfigurationError(f"--owner: {error}") from None
+    # SIGTERM stops the server as Ctrl-C does (uvicorn shuts down, then raises the signal
+    # again), so that the memory is closed on the way out either way.
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        with (
+            suppress(KeyboardInterrupt),
+            closing(MemoryTools(GraphMem.open(settings), owner)) as tools,
+        ):
+            server = _server(tools)
+            if transport == "stdio":
+                server.run("stdio")
+            else:
+                server.run("streamable-http", host=host, port=port)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

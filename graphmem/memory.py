@@ -94,6 +94,14 @@ class Observation(BaseModel):
     pending: bool
     conjectures: list[Memory] = []
 
+    def as_json(self) -> dict[str, Any]:
+        """The observation as JSON-ready data: everything but the embeddings."""
+        without = {"embedding"}
+        return self.model_dump(
+            mode="json",
+            exclude={"memories": {"__all__": without}, "conjectures": {"__all__": without}},
+        )
+
 
 class SleepProgress(BaseModel):
     """Where a sleep job is: the owner, the step, items done in it, model calls, seconds."""
@@ -345,12 +353,13 @@ class GraphMem:
         new session starts (the ones before have ended), the dialogue that is ready is
         summarised and its events tagged (a model failure leaves that to the sleep job).
         """
+        created_at = _checked(_aware, at if at is not None else datetime.now(UTC))
         with _as_invalid_input():
             turn = Turn(
                 id=message_id if message_id is not None else str(uuid.uuid4()),
                 owner=owner,
                 text=text,
-                created_at=at if at is not None else datetime.now(UTC),
+                created_at=created_at,
                 speaker=speaker,
                 session=session,
                 pending=True,

@@ -101,7 +101,7 @@ def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
 
 
 def test_naive_datetimes_are_refused(memory: GraphMem, owner: str) -> None:
-    with pytest.raises(InvalidInputError, match="created_at: Input should have timezone info"):
+    with pytest.raises(InvalidInputError, match="at must be timezone-aware"):
         memory.observe(owner, "hello", at=datetime(2026, 1, 1))
 
 
