@@ -58,14 +58,16 @@ def run_observe(
                     speaker=message.get("speaker", "user"),
                     session=message.get("session", ""),
                 )
-            except (GraphMemError, TypeError, ValueError) as error:
+            except (InvalidInputError, TypeError, ValueError) as error:
                 raise InvalidInputError(f"line {number}: {error}") from None
+            except GraphMemError as error:  # the same kind of error, with its line
+                raise type(error)(f"line {number}: {error}") from error
             if as_json:
-                print(json.dumps(observed.as_json(), ensure_ascii=False), file=out)
+                print(json.dumps(observed.as_json(), ensure_ascii=False), file=out, flush=True)
                 continue
             labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
             state = "pending" if observed.pending else labels or "already stored"
-            print(f"{observed.turn.id}: {state}", file=out)
+            print(f"{observed.turn.id}: {state}", file=out, flush=True)
             for conjecture in observed.conjectures:
                 belief = conjecture.belief or 0.0
                 print(f"  conjecture (belief {belief:.2f}): {conjecture.text}", file=out)

@@ -6,11 +6,18 @@ of request numbers: server errors, garbage, hung requests, and a burst of errors
 the client's retries, which stops the sleep job until it is run again.
 """
 
+import json
+import os
+import random
+import subprocess
+import sys
 import threading
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import BaseModel, SecretStr
 
 from graphmem.cognition.base import (
@@ -25,12 +32,14 @@ from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import ModelError
 from graphmem.memory import GraphMem
+from graphmem.model import Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
-from graphmem.store.base import Store
+from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
 
-from .test_sleep_crash import JOB_AT, canonical, check_counts, observe_all
+from .conftest import Neo4jServer
+from .test_sleep_crash import CONVERSATION, JOB_AT, START, canonical, check_counts, observe_all
 from .test_store_sleep import rounded
 
 QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
@@ -140,3 +149,134 @@ def test_model_errors_garbage_and_hangs_during_the_sleep_job_change_nothing(
     print(
         f"\nmodel faults in the sleep job: {dict(model.faults)}, job stopped {stopped}x: same graph"
     )
+
+
+def messages_file(path: Path) -> Path:
+    """The conversation of test_sleep_crash as JSON lines for `graphmem observe`."""
+    days = {"mon": 0, "tue": 1, "wed": 2, "fri": 4}
+    lines = [
+        json.dumps(
+            {
+                "text": text,
+                "id": f"m{number}",
+                "at": (START + timedelta(days=days[session], hours=4 * (number % 4))).isoformat(),
+                "session": session,
+            }
+        )
+        for number, (session, text) in enumerate(CONVERSATION)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def run_to_the_end(
+    command: list[str], environment: dict[str, str], restart_after: int | None, server: Neo4jServer
+) -> int:
+    """Run a CLI command; restart Neo4j after it printed `restart_after` lines; run it again
+    until it succeeds. Returns how many runs failed."""
+    failed = 0
+    while True:
+        with subprocess.Popen(
+            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ) as process:
+            assert process.stdout is not None
+            if restart_after is not None:
+                for _line in range(restart_after):
+                    process.stdout.readline()
+                server.script("restart")
+                restart_after = None
+            _out, errors = process.communicate()
+        if process.returncode == 0:
+            return failed
+        assert "Traceback" not in errors
+        assert "Neo4j could not be reached" in errors, errors
+        failed += 1
+        assert failed < 3
+
+
+@pytest.mark.neo4j
+def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
+    neo4j_server: Neo4jServer, owner: str, tmp_path: Path
+) -> None:
+    if neo4j_server.home is None:
+        pytest.fail("this test restarts Neo4j: run it on the server the tests start themselves")
+    messages = messages_file(tmp_path / "messages.jsonl")
+    environment = {
+        **{key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")},
+        "GRAPHMEM_STORE": "neo4j",
+        "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
+        "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
+    }
+    graphmem = [sys.executable, "-m", "graphmem"]
+    graphs = []
+    failed_runs = 0
+    for whom, restart in ((owner + "-calm", None), (owner, 3)):
+        observe = [*graphmem, "observe", "--owner", whom, str(messages)]
+        failed_runs += run_to_the_end(observe, environment, restart, neo4j_server)
+        job = [*graphmem, "consolidate", "--owner", whom, "--at", JOB_AT.isoformat()]
+        job += ["--log-every", "1"]
+        failed_runs += run_to_the_end(job, environment, restart, neo4j_server)
+        store = neo4j_server.store()
+        graphs.append(store.export(whom))
+        store.close()
+    calm, restarted = graphs
+    check_counts(calm)
+    turns = [node.id for node in restarted.nodes if isinstance(node, Turn)]
+    assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
+    assert canonical(restarted) == canonical(calm)
+    print(
+        f"\nNeo4j restarted twice (ingestion, sleep job): {failed_runs} runs failed and were run"
+        f" again; {len(turns)} turns, each once; same graph"
+    )
+
+
+@pytest.mark.parametrize("store", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
+    store: str, request: pytest.FixtureRequest, owner: str, tmp_path: Path
+) -> None:
+    messages = messages_file(tmp_path / "messages.jsonl")
+    environment = {
+        key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")
+    }
+    if store == "neo4j":
+        server: Neo4jServer = request.getfixturevalue("neo4j_server")
+        environment["GRAPHMEM_STORE"] = "neo4j"
+        environment["GRAPHMEM_NEO4J_URI"] = server.uri
+        environment["GRAPHMEM_NEO4J_PASSWORD"] = server.password.get_secret_value()
+    graphmem = [sys.executable, "-m", "graphmem"]
+
+    def where(whom: str) -> list[str]:
+        return ["--path", str(tmp_path / f"{whom}.json")] if store == "networkx" else []
+
+    def finish(whom: str) -> OwnerGraph:
+        for command in ("observe", "consolidate"):
+            arguments = [str(messages)] if command == "observe" else ["--at", JOB_AT.isoformat()]
+            subprocess.run(
+                [*graphmem, command, "--owner", whom, *where(whom), *arguments],
+                env=environment,
+                capture_output=True,
+                check=True,
+            )
+        if store == "networkx":
+            opened: Store = NetworkXStore.open(tmp_path / f"{whom}.json")
+        else:
+            opened = server.store()
+        graph = opened.export(whom)
+        opened.close()
+        return graph
+
+    calm = canonical(finish(owner + "-calm"))
+    for seed in range(3):
+        whom = f"{owner}-{seed}"
+        command = [*graphmem, "observe", "--owner", whom, *where(whom), str(messages)]
+        with subprocess.Popen(
+            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+        ) as process:
+            assert process.stdout is not None
+            for _line in range(random.Random(seed).randrange(len(CONVERSATION))):
+                process.stdout.readline()
+            process.kill()
+        graph = finish(whom)
+        turns = [node.id for node in graph.nodes if isinstance(node, Turn)]
+        assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
+        assert canonical(graph) == calm, f"seed {seed}"
