@@ -274,16 +274,15 @@ class OpenAIEndpoint:
 
     def _call(self, operation: str, send: Callable[[], Reply]) -> Reply:
         """Send one request, retrying transient failures; translate errors to graphmem's."""
+        refused = None
         for attempt in range(self._max_retries + 1):
             with self._slots:
                 self.accounting.add(operation, requests=1)
                 try:
                     return send()
                 except openai.AuthenticationError as error:
-                    self.accounting.add(operation, failures=1)
-                    raise ConfigurationError(
-                        f"the model endpoint refused the API key (HTTP {error.status_code})"
-                    ) from None
+                    refused = error.status_code  # raised below: the request holds the key
+                    break
                 except (openai.RateLimitError, openai.InternalServerError) as error:
                     failure = f"HTTP {error.status_code}"
                     wait = retry_after_seconds(error.response.headers, datetime.now(UTC))
@@ -295,12 +294,17 @@ class OpenAIEndpoint:
                 except openai.APIConnectionError as error:  # timeouts included
                     failure = type(error).__name__
                     wait = None
+                except json.JSONDecodeError:
+                    failure = "an answer that is not JSON"
+                    wait = None
             if attempt == self._max_retries or (wait or 0.0) > MAX_RETRY_AFTER_SECONDS:
                 break
             self.accounting.add(operation, retries=1)
             cap = self._backoff_seconds * 2**attempt
             time.sleep(wait if wait is not None else self._random.uniform(0, cap))
         self.accounting.add(operation, failures=1)
+        if refused is not None:  # outside the except block, so without the request's error
+            raise ConfigurationError(f"the model endpoint refused the API key (HTTP {refused})")
         raise ModelError(
             f"the model endpoint failed {operation} after {attempt + 1} attempts: {failure}"
         )

@@ -132,6 +132,17 @@ def test_server_errors_are_retried_then_reported() -> None:
     assert (usage.calls, usage.requests, usage.retries, usage.failures) == (2, 5, 3, 1)
 
 
+def test_a_body_that_is_not_json_is_retried_then_reported() -> None:
+    with scripted_openai_server() as server:
+        server.script(Reply(200, "<html>proxy error</html>"), Reply(200, "<html>again</html>"))
+        model, endpoint = cognition(server, max_retries=1)
+        with pytest.raises(ModelError, match="after 2 attempts: an answer that is not JSON"):
+            model.label_attention(QUESTION)
+        server.script(Reply(200, "not json"), chat_reply(LABEL))
+        assert model.label_attention(QUESTION).score == 7.5
+        endpoint.close()
+
+
 def test_a_hung_connection_times_out_and_is_retried() -> None:
     with scripted_openai_server() as server:
         server.script(Reply(hang=True), Reply(hang=True))

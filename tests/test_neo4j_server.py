@@ -44,7 +44,7 @@ def test_data_survives_a_restart(
 
 def test_a_wrong_password_is_a_configuration_error(neo4j_server: Neo4jServer) -> None:
     with pytest.raises(ConfigurationError, match="Neo4j refused the credentials"):
-        Neo4jStore.connect(neo4j_server.uri, "neo4j", SecretStr("not-the-password"), "neo4j")
+        Neo4jStore.connect(neo4j_server.uri, "no-such-user", SecretStr("not-the-password"), "neo4j")
 
 
 def test_an_unreachable_server_is_told_apart() -> None:

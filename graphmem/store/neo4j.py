@@ -649,13 +649,16 @@ class Neo4jStore:
     @contextmanager
     def _translated_errors(self) -> Iterator[None]:
         """Turn driver errors into graphmem's, separating 'unreachable' from 'refused'."""
+        refusal = None
         try:
             yield
         except neo4j.exceptions.AuthError as error:
-            raise ConfigurationError(f"Neo4j refused the credentials: {error.message}") from None
+            refusal = error.message  # raised below: the driver's frames hold the password
         except (neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired) as error:
             raise StoreUnavailableError(f"Neo4j could not be reached: {error}") from error
         except neo4j.exceptions.Neo4jError as error:
             raise StoreError(f"Neo4j refused a statement: {error.code}: {error.message}") from error
         except neo4j.exceptions.DriverError as error:
             raise StoreError(f"the Neo4j driver failed: {error}") from error
+        if refusal is not None:  # outside the except block, so without the driver's error
+            raise ConfigurationError(f"Neo4j refused the credentials: {refusal}")
