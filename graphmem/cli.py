@@ -280,6 +280,7 @@ def parser() -> argparse.ArgumentParser:
         default=Path("graphmem-demo.png"),
         help="where to write the plot of attention over time (default: graphmem-demo.png)",
     )
+    demo.add_argument("--owner", default="demo-user", help="whose memory (default: demo-user)")
     observe = commands.add_parser(
         "observe", parents=[owned], help="observe messages: JSON lines from a file or stdin"
     )
@@ -293,7 +294,7 @@ def parser() -> argparse.ArgumentParser:
     recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
     recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
     recall.add_argument("--peek", action="store_true", help="read without waking anything")
-    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 1)")
+    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 5)")
     recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
     sleep = commands.add_parser(
         "consolidate",
@@ -337,7 +338,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
     settings = Settings.from_env(file=arguments.config, store=arguments.store, path=arguments.path)
     command = arguments.command
     if command == "demo":
-        run_demo(settings, out, arguments.plot)
+        run_demo(settings, out, arguments.plot, owner=arguments.owner)
     elif command == "observe":
         run_observe(settings, arguments.owner, input_lines(arguments.file), arguments.json, out)
     elif command == "recall":

@@ -75,7 +75,7 @@ class RecallPolicy(BaseModel):
         default_factory=Association, description="how relevance spreads"
     )
     budget_seconds: float = Field(
-        1.0,
+        5.0,
         gt=0,
         description="time a recall may take before it skips thinking again and association",
     )

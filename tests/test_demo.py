@@ -1,13 +1,32 @@
-"""`graphmem demo` as a newcomer runs it, on both stores."""
+"""`graphmem demo` as a newcomer runs it: every step's mechanism shows, on both stores alike."""
 
+import io
 import os
+import re
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from graphmem import demo
+from graphmem.config import Settings
+from graphmem.memory import GraphMem
+
 from .conftest import ROOT, Neo4jServer
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@dataclass(frozen=True)
+class Played:
+    """What one run of the demo printed, and where it wrote its plot."""
+
+    output: str
+    plot: Path
 
 
 def run_demo(
@@ -23,38 +42,182 @@ def run_demo(
     )
 
 
-def recalled(output: str, query: str) -> list[str]:
-    """The memory texts printed under one recall."""
-    block = output.split(f"recall: {query}\n")[1].split("\n\n", maxsplit=1)[0]
-    return [line.split("  ", 2)[2] for line in block.splitlines() if line[2].isdigit()]
+def plain_environment() -> dict[str, str]:
+    """The environment without GRAPHMEM_* settings, as on a newcomer's machine."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
 
 
-def check_demo_output(output: str) -> None:
-    assert recalled(output, "Is it safe for me to drink this milk?")[0] == (
-        "I'm allergic to milk: even a little makes my throat swell."
+@pytest.fixture(scope="module")
+def embedded(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """The demo through the command line, on the embedded store kept in a file."""
+    folder = tmp_path_factory.mktemp("embedded")
+    plot = folder / "plot.png"
+    done = run_demo(
+        "--path", str(folder / "graph.json"), "--plot", str(plot), env=plain_environment()
     )
-    assert "My throat is sore and I've felt tired all afternoon." in recalled(
-        output, "I started having a fever"
-    )
-    assert recalled(output, "做什么菜好呢？")[0] == "我最近在学做川菜，麻婆豆腐已经做得不错了。"
-
-
-def test_the_demo_runs_on_the_embedded_store(tmp_path: Path) -> None:
-    done = run_demo("--plot", str(tmp_path / "plot.png"))
     assert done.returncode == 0, done.stderr
-    check_demo_output(done.stdout)
-    assert "on the networkx store" in done.stdout
-    assert "    conjecture (belief 0.72): The user has a cold\n" in done.stdout
+    assert done.stderr == ""
+    return Played(done.stdout, plot)
+
+
+@pytest.fixture(scope="module")
+def on_neo4j(
+    neo4j_server: Neo4jServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Played]:
+    """The demo in process on the shared Neo4j, as an owner of its own (forgotten afterwards)."""
+    settings = Settings(
+        store="neo4j", neo4j_uri=neo4j_server.uri, neo4j_password=neo4j_server.password
+    )
+    owner = f"demo-{uuid.uuid4().hex[:12]}"
+    plot = tmp_path_factory.mktemp("neo4j") / "plot.png"
+    out = io.StringIO()
+    try:
+        demo.run_demo(settings, out, plot, owner=owner)
+        yield Played(out.getvalue(), plot)
+    finally:
+        with GraphMem.open(settings) as memory:
+            memory.forget(owner)
+
+
+def step(output: str, number: int) -> str:
+    """The lines of one numbered step."""
+    return output.split(f"\n{number}. ", 1)[1].split("\n\n", 1)[0]
+
+
+def line_with(text: str, fragment: str) -> str:
+    """The one line of a text that holds a fragment."""
+    [found] = [line for line in text.splitlines() if fragment in line]
+    return found
+
+
+def label_and_tier(text: str, message: str) -> tuple[float, int]:
+    """The attention label and tier printed for a stored message."""
+    found = re.search(r"att +([\d.]+) T(\d)  " + re.escape(message), text)
+    assert found is not None, message
+    return float(found[1]), int(found[2])
+
+
+def beliefs(line: str) -> tuple[float, float]:
+    """The first "before → after" pair of belief figures in a line."""
+    found = re.search(r"(\d\.\d\d) → (\d\.\d\d)", line)
+    assert found is not None, line
+    return float(found[1]), float(found[2])
+
+
+def comparable(output: str) -> list[str]:
+    """The output without the lines that name the store, the plot's path and the time taken."""
+    return [
+        line
+        for line in output.splitlines()
+        if not line.startswith(("store: ", "plot of attention over time: ", "done in "))
+    ]
+
+
+def check_steps(output: str) -> None:
+    """Each step of the demo shows its mechanism in what it prints."""
+    labelling = step(output, 1)
+    milk = "There's half a glass of milk on the table."
+    label, tier = label_and_tier(labelling, milk)
+    assert label >= 7
+    assert tier == 0
+    assert '  shares "milk", so it passes on 0.85 × 8.8 = 7.5' in labelling
+    assert "for a user with no such memory: 2.0 (no salience cue), T2" in labelling
+
+    fever = step(output, 2)
+    recall = fever.split('recall "I started having a fever"\n', 1)[1]
+    assert "My throat is sore and I've felt tired al…" in recall.split("rel = cosine", 1)[0]
+    cold = line_with(fever, 'impression "The user has a cold": belief 0.00 → 0.72')
+    assert cold.endswith(": a conjecture, returned by observe")
+
+    events = step(output, 3)
+    trips = [line for line in events.splitlines() if "travel event" in line]
+    assert len(trips) == 2
+    storyline = events.split(trips[0], 1)[1].splitlines()[1:4]
+    assert [line.strip()[:10] for line in storyline] == ["2026-03-09", "2026-03-10", "2026-03-11"]
+    assert 'NEXT from "We arrived at Disneyland today, t…": its last news came 186 days' in events
+    assert "memories per tier T0/T1/T2/T3 9/9/0/0 → 2/0/0/17" in events
+
+    wake = step(output, 4)
+    recipe = line_with(wake, "Grandma's dumpling recipe uses pork…  ")
+    assert " ".join(recipe.split()[-10:]) == "0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 6.0 T0+"
+    assert "was in T3, below the tiers searched: not found" in wake
+    assert "was in T0, within the tiers searched: found" in wake
+    assert "the recipe gained 1.50 short-term as a neighbour" in wake
+
+    impressions = step(output, 5)
+    hints = [line for line in impressions.splitlines() if re.match(r"   \w{3} \d\d-\d\d", line)]
+    growth = [beliefs(line) for line in hints]
+    assert len(growth) == 10
+    assert all(before < after for before, after in growth)
+    assert [after >= 0.7 for _before, after in growth] == [False] * 9 + [True]
+    assert impressions.endswith(
+        '→ conjecture "The user is a kind person" (belief 0.72), returned by observe'
+    )
+
+    consolidation = step(output, 6)
+    happy = line_with(consolidation, "T1  I got promoted and I'm so happy at work.")
+    before, after = beliefs(happy)
+    assert after < before
+    assert (before, after) == (0.80, 0.62)
+    contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
+    assert contradictions
+    assert all(
+        line.endswith('CONTRADICTS "I got promoted and I\'m so happy a…"')
+        for line in contradictions
+    )
+
+
+def check_plot(plot: Path) -> None:
+    """The plot is a PNG of a plausible size."""
+    data = plot.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    assert 20_000 < len(data) < 2_000_000
+
+
+def test_the_demo_shows_every_mechanism_on_the_embedded_store(embedded: Played) -> None:
+    check_steps(embedded.output)
+    check_plot(embedded.plot)
+    assert f"plot of attention over time: {embedded.plot}\n" in embedded.output
+
+
+def test_the_demo_reads_well_in_a_terminal(embedded: Played) -> None:
+    lines = embedded.output.splitlines()
+    assert 80 <= len(lines) <= 150
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_the_demo_refuses_a_store_that_knows_its_owner(embedded: Played, tmp_path: Path) -> None:
+    path = embedded.plot.parent / "graph.json"
+    done = run_demo(
+        "--path", str(path), "--plot", str(tmp_path / "plot.png"), env=plain_environment()
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr == (
+        "graphmem: the store already holds memories of demo-user, and the demo starts from"
+        " nothing: use a fresh --path (or none), another Neo4j database, or first graphmem"
+        " forget-owner --owner demo-user --yes\n"
+    )
+    assert not (tmp_path / "plot.png").exists()
+
+
+def test_without_matplotlib_the_demo_says_how_to_get_the_plot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    out = io.StringIO()
+    demo.run_demo(Settings(), out, tmp_path / "plot.png")
+    assert (
+        "the plot of attention over time needs matplotlib: pip install 'graphmem[demo]'\n"
+        in out.getvalue()
+    )
+    assert not (tmp_path / "plot.png").exists()
+    check_steps(out.getvalue())
 
 
 @pytest.mark.neo4j
-def test_the_demo_runs_on_neo4j(neo4j_server: Neo4jServer, tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
-        "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
-    }
-    done = run_demo("--store", "neo4j", "--plot", str(tmp_path / "plot.png"), env=env)
-    assert done.returncode == 0, done.stderr
-    check_demo_output(done.stdout)
-    assert "on the neo4j store" in done.stdout
+def test_the_demo_shows_the_same_on_neo4j(on_neo4j: Played, embedded: Played) -> None:
+    check_steps(on_neo4j.output)
+    check_plot(on_neo4j.plot)
+    assert "store: neo4j at " in on_neo4j.output
+    assert comparable(on_neo4j.output) == comparable(embedded.output)

@@ -1,0 +1,144 @@
+// graphmem: ready queries for Neo4j Browser (style: browser/graphmem.grass)
+//
+// Each query below opens with a header: its title (the name Browser gives it as a favourite),
+// what it shows, and the :param lines it needs. Run those :param lines in Browser first, then
+// paste the query. Every query reads one owner's nodes only ($owner) and writes nothing.
+// Each returns nodes, paths or lists of them, so Browser draws a graph; the table view lists
+// the extra columns.
+
+// graphmem: an owner's hot tier
+// Shows: the owner's tier-0 memories (label Hot: the working set a shallow recall searches),
+//        the 100 most recently used, each with the turns it was derived FROM (a dialogue
+//        summary comes from up to 20 turns) and the events it is PART_OF.
+// Needs: :param owner => 'demo-user'
+MATCH (m:Memory {owner: $owner, tier: 0})
+WITH m
+ORDER BY m.accessed_at DESC
+LIMIT 100
+CALL (m) {
+  OPTIONAL MATCH source = (m)-[:FROM]->(:Turn {owner: $owner})
+  RETURN collect(source) AS sources
+}
+CALL (m) {
+  OPTIONAL MATCH part = (m)-[:PART_OF]->(:Event {owner: $owner})
+  RETURN collect(part) AS events
+}
+RETURN m, sources, events;
+
+// graphmem: an event's storyline
+// Shows: the owner's events of one category (illness, travel, work, home, study, celebration,
+//        relationship, ...), each joined by NEXT to the event that followed it, with the
+//        memories PART_OF each (the dialogue summaries that told it among them). An event's
+//        `text` is its storyline, `first_at` and `last_at` its span. The categories an owner
+//        has: MATCH (e:Event {owner: $owner}) RETURN DISTINCT e.category
+// Needs: :param owner => 'demo-user'
+//        :param category => 'illness'
+MATCH (e:Event {owner: $owner, category: $category})
+CALL (e) {
+  OPTIONAL MATCH line = (e)-[:NEXT]->(:Event {owner: $owner})
+  RETURN collect(line) AS storyline
+}
+CALL (e) {
+  OPTIONAL MATCH member = (:Memory {owner: $owner})-[:PART_OF]->(e)
+  RETURN collect(member) AS members
+}
+RETURN e, storyline, members, e.title AS title, e.first_at AS first_at, e.last_at AS last_at
+ORDER BY e.first_at;
+
+// graphmem: a conjecture's provenance
+// Shows: each conjecture memory of the owner whose text contains $conjecture (any case; '' for
+//        all of them), the Impression it was INFERRED_FROM (its belief accumulated by noisy-OR
+//        over the cues), the cue memories that impression was INFERRED_FROM, and the turns each
+//        cue came FROM.
+// Needs: :param owner => 'demo-user'
+//        :param conjecture => 'cold'
+MATCH chain = (c:Memory {owner: $owner, kind: 'conjecture'})-[:INFERRED_FROM]->
+              (i:Impression {owner: $owner})-[:INFERRED_FROM]->(cue:Memory {owner: $owner})
+WHERE toLower(c.text) CONTAINS toLower($conjecture)
+OPTIONAL MATCH source = (cue)-[:FROM]->(:Turn {owner: $owner})
+RETURN chain, collect(source) AS sources, c.text AS conjecture, c.belief AS conjecture_belief,
+       i.belief AS impression_belief;
+
+// graphmem: open contradictions
+// Shows: each pair of the owner's memories joined by CONTRADICTS whose two sides both still
+//        stand (neither was MERGED_INTO another memory), with the turns each came FROM, and
+//        their beliefs in the table view, the closest disputes (highest lower belief) first.
+//        The sleep job lowers the weaker side's belief and attention but deletes nothing, so a
+//        pair stays listed, with the beliefs showing how it was judged.
+// Needs: :param owner => 'demo-user'
+MATCH pair = (a:Memory {owner: $owner})-[:CONTRADICTS]->(b:Memory {owner: $owner})
+WHERE NOT (a)-[:MERGED_INTO]->(:Memory) AND NOT (b)-[:MERGED_INTO]->(:Memory)
+CALL (a, b) {
+  UNWIND [a, b] AS side
+  OPTIONAL MATCH source = (side)-[:FROM]->(:Turn {owner: $owner})
+  RETURN collect(source) AS sources
+}
+RETURN pair, sources, a.text AS one, a.belief AS one_belief, b.text AS other,
+       b.belief AS other_belief
+ORDER BY CASE WHEN a.belief < b.belief THEN a.belief ELSE b.belief END DESC;
+
+// graphmem: what woke up in the last hour
+// Shows: the owner's memories and events whose attention was set again, after they were
+//        made, within the hour before $now, and the RELATED, CAUSES and PART_OF edges among
+//        them (the paths a wake-up spreads along). `how` in the table view: 'used' when
+//        accessed_at is in that hour (returned by a recall, or a duplicate's survivor in the
+//        sleep job: both parts of its attention raised), else 'woken' (attention_short_term_at
+//        in that hour: raised by a neighbour's use, or lowered when the sleep job found it
+//        the weaker side of a contradiction). Sets of cypher/wake.cypher and settle_fact.cypher.
+// Needs: :param owner => 'demo-user'
+//        :param now => datetime()
+//        (wall clock) or, for a history replayed on a simulated clock such as `graphmem demo`:
+//        :param now => null
+//        (the hour before the owner's latest wake-up)
+CALL () {
+  MATCH (n:Memory {owner: $owner})
+  RETURN n
+  UNION ALL
+  MATCH (n:Event {owner: $owner})
+  RETURN n
+}
+WITH n, [at IN [n.accessed_at, n.attention_short_term_at] WHERE at > n.created_at] AS moments
+WHERE moments <> []
+WITH collect({node: n, moments: moments}) AS touched,
+     max(reduce(latest = moments[0], at IN moments |
+       CASE WHEN at > latest THEN at ELSE latest END)) AS latest
+WITH touched, coalesce($now, latest) AS until
+WITH touched, until, until - duration('PT1H') AS since
+UNWIND touched AS row
+WITH row.node AS n, row.moments AS moments, since, until
+WHERE any(at IN moments WHERE since <= at <= until)
+WITH collect(n) AS woken, since, until
+UNWIND woken AS n
+OPTIONAL MATCH spread = (n)-[:RELATED|CAUSES|PART_OF]-(other)
+WHERE other IN woken
+RETURN n, collect(spread) AS spreads,
+       CASE WHEN since <= n.accessed_at <= until THEN 'used' ELSE 'woken' END AS how,
+       since, until;
+
+// graphmem: an owner's graph at a glance
+// Shows: at most 300 of the owner's nodes (Browser draws at most 300 by default: its
+//        initialNodeDisplay setting): events first, then impressions, then memories by tier
+//        (hot first), then turns, newest first within each, and every edge among them.
+//        Session nodes (bookkeeping: a session's count of turns) are left out.
+// Needs: :param owner => 'demo-user'
+CALL () {
+  MATCH (n:Event {owner: $owner})
+  RETURN n, 0 AS rank
+  UNION ALL
+  MATCH (n:Impression {owner: $owner})
+  RETURN n, 1 AS rank
+  UNION ALL
+  MATCH (n:Memory {owner: $owner})
+  RETURN n, 2 + n.tier AS rank
+  UNION ALL
+  MATCH (n:Turn {owner: $owner})
+  RETURN n, 6 AS rank
+}
+WITH n
+ORDER BY rank, n.created_at DESC
+LIMIT 300
+WITH collect(n) AS shown
+UNWIND shown AS n
+OPTIONAL MATCH (n)-[edge]->(other)
+WHERE other IN shown
+RETURN n, collect(edge) AS edges;
