@@ -14,7 +14,8 @@ from typing import Any, TextIO
 from graphmem.config import Settings
 from graphmem.demo import run_demo
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.memory import GraphMem, SleepProgress, SleepReport
+from graphmem.memory import MAX_LOAD_ITEMS, GraphMem, SleepProgress, SleepReport
+from graphmem.model import Link, Node, Turn
 from graphmem.retrieval import PRESETS
 from graphmem.store.base import GraphCounts, OwnerGraph, parse_record
 
@@ -177,10 +178,19 @@ def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
         except InvalidInputError as error:
             raise InvalidInputError(f"line {number}: {error}") from None
     graph = OwnerGraph.of(items)
+    turns = sorted(
+        (node for node in graph.nodes if isinstance(node, Turn)),
+        key=lambda turn: (turn.position is None, turn.position or 0),
+    )  # in the order of their places, as each load places the turns it gets
+    ordered = [*turns, *(node for node in graph.nodes if not isinstance(node, Turn))]
+    parts: list[Node | tuple[str, str, Link]] = [*ordered, *graph.links]  # nodes, then edges
+    owner = header["owner"]
     with GraphMem.open(settings) as memory:
-        counts = memory.load(header["owner"], graph)
+        for start in range(0, len(parts), MAX_LOAD_ITEMS):
+            memory.load(owner, OwnerGraph.of(parts[start : start + MAX_LOAD_ITEMS]))
+        counts = memory.statistics(owner)
     print(f"imported {len(graph.nodes)} nodes and {len(graph.links)} edges", file=out)
-    print(f"{header['owner']} now has:", file=out)
+    print(f"{owner} now has:", file=out)
     print_counts(counts, out)
 
 

@@ -65,6 +65,8 @@ from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 from graphmem.terms import terms
 
 MAX_RECALL = 100
+MAX_LOAD_ITEMS = 20_000
+"""Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
 """The most memories one recall returns."""
 
 PENDING_PER_OBSERVE = 3
@@ -511,6 +513,12 @@ class GraphMem:
         embedder's (an export made with another embedder).
         """
         _checked(check_owner, owner)
+        items = len(graph.nodes) + len(graph.links)
+        if items > MAX_LOAD_ITEMS:
+            raise InvalidInputError(
+                f"the graph holds {items} nodes and edges; load at most {MAX_LOAD_ITEMS} at a"
+                " time (nodes before the edges between them)"
+            )
         size = self._embedder.dimensions
         for node in graph.nodes:
             embedding = getattr(node, "embedding", None)

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
+import graphmem.cli
+import graphmem.memory
 from graphmem.config import Settings
+from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
+from graphmem.store.base import OwnerGraph
 
 from .conftest import ROOT, Neo4jServer
 
@@ -185,3 +189,29 @@ def test_bad_input_lines_are_named_and_what_came_before_stays(tmp_path: Path) ->
         assert done.returncode == 1
         assert done.stderr.startswith(f"graphmem: {problem}"), done.stderr
     assert cli(where, "forget-owner", "--owner", "ann").returncode == 2  # --yes is required
+
+
+def test_a_large_import_is_loaded_in_parts_and_a_large_load_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    lines = "".join(json.dumps(message) + "\n" for message in MESSAGES)
+    assert cli(where, "observe", "--owner", "ann", stdin=lines).returncode == 0
+    exported = tmp_path / "export.jsonl"
+    cli(where, "export", "--owner", "ann", "--out", str(exported))
+    elsewhere = ["--path", str(tmp_path / "other.json")]
+    monkeypatch.setattr(graphmem.cli, "MAX_LOAD_ITEMS", 4)  # the import splits into many loads
+    assert graphmem.cli.main(["import", str(exported), *elsewhere]) == 0
+    assert "imported" in capsys.readouterr().out
+    again = tmp_path / "again.jsonl"
+    cli(elsewhere, "export", "--owner", "ann", "--out", str(again))
+    assert again.read_text() == exported.read_text()
+
+    graph = OwnerGraph.from_records(
+        [json.loads(line) for line in exported.read_text().splitlines()[1:]]
+    )
+    monkeypatch.setattr(graphmem.memory, "MAX_LOAD_ITEMS", 4)
+    with GraphMem.open(Settings(path=tmp_path / "third.json")) as memory:
+        with pytest.raises(InvalidInputError, match=r"load at most 4 at a time"):
+            memory.load("ann", graph)
+        assert memory.owners() == []
