@@ -257,11 +257,14 @@ def run_consolidate(
 
 
 def input_lines(path: Path | None) -> Iterable[str]:
-    """The lines of a file, or of stdin for None or '-'."""
+    """The lines of a file, or of stdin for None or '-', split at line feeds only.
+
+    (str.splitlines would also split at U+2028, U+2029 and U+0085, which JSON text may hold.)
+    """
     if path is None or str(path) == "-":
         return sys.stdin
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8").split("\n")
     except (OSError, UnicodeDecodeError) as error:
         raise InvalidInputError(f"cannot read {path}: {error}") from None
 

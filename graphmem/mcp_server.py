@@ -9,7 +9,8 @@ from contextlib import closing, contextmanager, suppress
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+import anyio
+from pydantic import BaseModel, BeforeValidator, Field
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
@@ -20,7 +21,16 @@ try:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools import Tool
-    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+    from mcp.types import (
+        PARSE_ERROR,
+        CallToolResult,
+        ErrorData,
+        JSONRPCError,
+        TextContent,
+        ToolAnnotations,
+    )
 except ModuleNotFoundError as missing:
     raise ConfigurationError(
         f"graphmem mcp needs the MCP SDK ({missing}): pip install 'graphmem[mcp]'"
@@ -41,6 +51,15 @@ OwnerArgument = Annotated[
 ]
 
 
+def _iso_moment(value: object) -> object:
+    """Read `at` from ISO 8601 text only: left to pydantic, a number would become Unix time."""
+    if value is None or isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"at must be ISO 8601 text, not {type(value).__name__}")
+    return datetime.fromisoformat(value)
+
+
 class MemoryTools:
     """The tools over one GraphMem: one call at a time, confined to `owner` when it is set."""
 
@@ -59,6 +78,7 @@ class MemoryTools:
         owner: OwnerArgument = None,
         at: Annotated[
             datetime | None,
+            BeforeValidator(_iso_moment),
             Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
         ] = None,
         speaker: Annotated[str, Field(description="who said it, e.g. user or assistant")] = "user",
@@ -167,6 +187,39 @@ def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
+class _Server(MCPServer):
+    """The SDK's server, except that over stdio a line that is no JSON-RPC message is answered.
+
+    JSON-RPC answers such a line with a parse error (id null); the SDK drops it, and a client
+    that sent a request the server could not read (a lone surrogate, JSON nested too deep)
+    would wait for its answer forever.
+    """
+
+    async def run_stdio_async(self) -> None:
+        """Serve over stdin and stdout until stdin closes."""
+        async with stdio_server() as (lines, answers):
+            send_readable, readable = anyio.create_memory_object_stream[
+                SessionMessage | Exception
+            ]()
+
+            async def answer_unreadable() -> None:
+                async with send_readable:
+                    async for item in lines:
+                        if isinstance(item, Exception):
+                            error = ErrorData(code=PARSE_ERROR, message="Parse error")
+                            await answers.send(
+                                SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+                            )
+                        else:
+                            await send_readable.send(item)
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(answer_unreadable)
+                await self._lowlevel_server.run(
+                    readable, answers, self._lowlevel_server.create_initialization_options()
+                )
+
+
 def _server(tools: MemoryTools) -> MCPServer:
     """The MCP server of the three tools."""
     # observe and recall build their results; the SDK publishes these schemas, clients check.
@@ -191,7 +244,7 @@ def _server(tools: MemoryTools) -> MCPServer:
         annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
     )
     scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
-    return MCPServer(
+    return _Server(
         "graphmem",
         instructions=f"{INSTRUCTIONS}\nThis server serves {scope}.",
         tools=[observe, recall, consolidate],

@@ -48,6 +48,7 @@ from graphmem.model import (
     Turn,
     check_owner,
     check_text,
+    fit_text,
 )
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint, ResponseCache
 from graphmem.retrieval import (
@@ -228,8 +229,8 @@ class _Budget:
     """A recall's time budget, from its start, and the steps skipped once it was spent."""
 
     def __init__(self, seconds: float) -> None:
-        if not seconds > 0:
-            raise InvalidInputError(f"budget_seconds is {seconds}; it must be above 0")
+        if not (_is_number(seconds) and seconds > 0):
+            raise InvalidInputError(f"budget_seconds is {seconds!r}; it must be a number above 0")
         self._deadline = time.perf_counter() + seconds
         self.skipped: list[str] = []
 
@@ -257,14 +258,21 @@ def _as_invalid_input() -> Iterator[None]:
         raise InvalidInputError(str(error)) from None
 
 
-def _aware(moment: datetime) -> datetime:
+def _is_number(value: object) -> bool:
+    """Whether a caller's value is an int or a float (a bool is neither here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _aware(moment: object) -> datetime:
     """Return a timezone-aware datetime unchanged, else raise ValueError."""
+    if not isinstance(moment, datetime):
+        raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("at must be timezone-aware")
     return moment
 
 
-def _checked(check: Callable[[T], T], value: T) -> T:
+def _checked(check: Callable[[object], T], value: object) -> T:
     """Run a model check on caller input, reporting failure as InvalidInputError."""
     with _as_invalid_input():
         return check(value)
@@ -569,12 +577,18 @@ class GraphMem:
         """
         _checked(check_owner, owner)
         _checked(check_text, query)
-        if not 1 <= k <= MAX_RECALL:
-            raise InvalidInputError(f"k is {k}; it must be between 1 and {MAX_RECALL}")
-        if motivation is not None and not 0 <= motivation <= 10:
-            raise InvalidInputError(f"motivation is {motivation}; it must be between 0 and 10")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_RECALL:
+            raise InvalidInputError(f"k is {k!r}; it must be a whole number from 1 to {MAX_RECALL}")
+        if motivation is not None and not (_is_number(motivation) and 0 <= motivation <= 10):
+            raise InvalidInputError(
+                f"motivation is {motivation!r}; it must be a number from 0 to 10"
+            )
         if isinstance(weights, str) and weights not in PRESETS:
             raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")
+        if not isinstance(weights, str | Weights):
+            raise InvalidInputError(
+                f"weights must be a preset name or Weights, not {type(weights).__name__}"
+            )
         budget = _Budget(self._recall.budget_seconds if budget_seconds is None else budget_seconds)
         chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
@@ -803,13 +817,14 @@ class GraphMem:
         ).impressions
         if not inferred:
             return []
-        embeddings = self._embedder.embed([item.statement for item in inferred], "passage")
+        statements = [fit_text(item.statement) for item in inferred]
+        embeddings = self._embedder.embed(statements, "passage")
         found = []
-        for item, embedding in zip(inferred, embeddings, strict=True):
+        for item, statement, embedding in zip(inferred, statements, embeddings, strict=True):
             impression = Impression(
-                id=impression_id(turn.owner, item.statement),
+                id=impression_id(turn.owner, statement),
                 owner=turn.owner,
-                text=item.statement,
+                text=statement,
                 created_at=turn.created_at,
                 belief=item.belief,
                 belief_at=turn.created_at,
@@ -819,7 +834,7 @@ class GraphMem:
             conjecture = Memory(
                 id=conjecture_id(turn.owner, turn.id, impression.id),
                 owner=turn.owner,
-                text=item.statement,
+                text=statement,
                 created_at=turn.created_at,
                 kind=MemoryKind.CONJECTURE,
                 importance=memory.importance,

@@ -5,7 +5,15 @@ from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
 from typing import Annotated, Self
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    model_validator,
+)
 
 MAX_TEXT_CHARS = 100_000
 """The longest text one node may hold; longer input is rejected, not cut."""
@@ -15,28 +23,40 @@ OWNER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
 """An owner (tenant) is 1-128 characters: letters, digits and _ . : @ -, starting alphanumeric."""
 
 
-def _check_unicode(value: str, what: str) -> None:
-    """Reject strings that cannot be stored as UTF-8 (lone surrogates)."""
+def _check_string(value: object, what: str) -> str:
+    """Return value if it is a str that can be stored as UTF-8, else raise ValueError."""
+    if not isinstance(value, str):
+        raise ValueError(f"{what} must be a string, not {type(value).__name__}")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as error:
         raise ValueError(
             f"{what} contains invalid Unicode (a lone surrogate at index {error.start})"
         ) from None
+    return value
 
 
-def check_text(text: str) -> str:
+def check_text(text: object) -> str:
     """Return text unchanged if it is storable, else raise ValueError naming the problem."""
+    text = _check_string(text, "text")
     if not text.strip():
         raise ValueError("text is empty or only whitespace")
     if len(text) > MAX_TEXT_CHARS:
         raise ValueError(f"text has {len(text)} characters; the limit is {MAX_TEXT_CHARS}")
-    _check_unicode(text, "text")
     return text
 
 
-def check_owner(owner: str) -> str:
+def fit_text(text: str) -> str:
+    """Return a derived text (a summary, storyline, conjecture) cut to MAX_TEXT_CHARS with "…"."""
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    return text[: MAX_TEXT_CHARS - 1] + "…"
+
+
+def check_owner(owner: object) -> str:
     """Return owner unchanged if it has the owner format, else raise ValueError."""
+    if not isinstance(owner, str):
+        raise ValueError(f"owner must be a string, not {type(owner).__name__}")
     if not OWNER_PATTERN.fullmatch(owner):
         raise ValueError(
             f"owner {owner[:40]!r} is not 1-128 characters of letters, digits and _ . : @ -"
@@ -45,20 +65,28 @@ def check_owner(owner: str) -> str:
     return owner
 
 
-def check_identifier(identifier: str) -> str:
+def check_identifier(identifier: object) -> str:
     """Return an id unchanged if it is 1-256 characters of valid Unicode, else raise ValueError."""
+    identifier = _check_string(identifier, "id")
     if not identifier.strip() or len(identifier) > MAX_ID_CHARS:
         raise ValueError(f"id must be 1-{MAX_ID_CHARS} characters and not only whitespace")
-    _check_unicode(identifier, "id")
     return identifier
 
 
-def check_session(session: str) -> str:
+def check_session(session: object) -> str:
     """Return a session key unchanged if it is at most 256 characters of valid Unicode."""
+    session = _check_string(session, "session")
     if len(session) > MAX_ID_CHARS:
         raise ValueError(f"session must be at most {MAX_ID_CHARS} characters")
-    _check_unicode(session, "session")
     return session
+
+
+def check_speaker(speaker: object) -> str:
+    """Return a speaker unchanged if it is at most 256 characters of valid Unicode."""
+    speaker = _check_string(speaker, "speaker")
+    if len(speaker) > MAX_ID_CHARS:
+        raise ValueError(f"speaker must be at most {MAX_ID_CHARS} characters")
+    return speaker
 
 
 def _in_utc(moment: datetime) -> datetime:
@@ -66,10 +94,11 @@ def _in_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-Owner = Annotated[str, AfterValidator(check_owner)]
-Text = Annotated[str, AfterValidator(check_text)]
-Identifier = Annotated[str, AfterValidator(check_identifier)]
-SessionKey = Annotated[str, AfterValidator(check_session)]
+Owner = Annotated[str, Strict(), AfterValidator(check_owner)]
+Text = Annotated[str, Strict(), AfterValidator(check_text)]
+Identifier = Annotated[str, Strict(), AfterValidator(check_identifier)]
+SessionKey = Annotated[str, Strict(), AfterValidator(check_session)]
+Speaker = Annotated[str, Strict(), AfterValidator(check_speaker)]
 Moment = Annotated[AwareDatetime, AfterValidator(_in_utc)]
 Score = Annotated[float, Field(ge=0.0, le=10.0)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -139,7 +168,7 @@ class Turn(Node):
     and done later; `awaiting_summary` until a dialogue summary covers it (the sleep job).
     """
 
-    speaker: str = "user"
+    speaker: Speaker = "user"
     session: SessionKey = ""
     """The conversation session the turn belongs to; "" for none (such turns form one stream)."""
     position: int | None = Field(None, ge=0)

@@ -25,7 +25,7 @@ from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, initi
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
-from graphmem.model import Event, Memory, MemoryKind, Tier, Turn
+from graphmem.model import Event, Memory, MemoryKind, Tier, Turn, fit_text
 from graphmem.store.base import EventChange, SimilarMemory, Store
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
@@ -123,7 +123,7 @@ class Sleep:
                 for turn in chunk
             ]
         )
-        text = self._cognition.summarise_dialogue(dialogue).summary
+        text = fit_text(self._cognition.summarise_dialogue(dialogue).summary)
         tags = self._cognition.tag_events(dialogue).events
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
@@ -178,7 +178,7 @@ class Sleep:
             [embedding] = self._embedder.embed([news(merged.title, tag)], "passage")
             event = latest.model_copy(
                 update={
-                    "text": merged.storyline,
+                    "text": fit_text(merged.storyline),
                     "title": merged.title,
                     "last_at": max(latest.last_at, at),
                     "timeliness_days": tag.timeliness_days,
@@ -189,7 +189,7 @@ class Sleep:
             kept = earlier.members if earlier else []
             change = EventChange(event=event, previous=previous, members=[*kept, *members])
             return change, False
-        storyline = f"{at:%Y-%m-%d}: {tag.detail}"
+        storyline = fit_text(f"{at:%Y-%m-%d}: {tag.detail}")
         [embedding] = self._embedder.embed([news(tag.title, tag)], "passage")
         event = Event(
             id=event_id(owner, tag.category, tagged[0].id),
