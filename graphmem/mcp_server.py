@@ -57,7 +57,10 @@ def _iso_moment(value: object) -> object:
         return value
     if not isinstance(value, str):
         raise ValueError(f"at must be ISO 8601 text, not {type(value).__name__}")
-    return datetime.fromisoformat(value)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"at must be a valid datetime in ISO 8601, not {value[:40]!r}") from None
 
 
 class MemoryTools:

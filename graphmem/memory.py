@@ -578,10 +578,12 @@ class GraphMem:
         _checked(check_owner, owner)
         _checked(check_text, query)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_RECALL:
-            raise InvalidInputError(f"k is {k!r}; it must be a whole number from 1 to {MAX_RECALL}")
+            raise InvalidInputError(
+                f"k is {k!r}; it must be a whole number between 1 and {MAX_RECALL}"
+            )
         if motivation is not None and not (_is_number(motivation) and 0 <= motivation <= 10):
             raise InvalidInputError(
-                f"motivation is {motivation!r}; it must be a number from 0 to 10"
+                f"motivation is {motivation!r}; it must be a number between 0 and 10"
             )
         if isinstance(weights, str) and weights not in PRESETS:
             raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")

@@ -20,6 +20,8 @@ from graphmem.model import Memory, Turn
 
 from .conftest import Neo4jServer
 
+pytestmark = pytest.mark.long
+
 AT = datetime(2026, 10, 5, 9, tzinfo=UTC)
 WRITERS = 8
 READERS = 8
@@ -36,7 +38,10 @@ def message(number: int) -> tuple[str, str]:
 
 @pytest.mark.neo4j
 def test_eight_writers_and_eight_readers_lose_and_double_nothing(
-    neo4j_server: Neo4jServer, embedder: CachedEmbedder, owner: str
+    neo4j_server: Neo4jServer,
+    embedder: CachedEmbedder,
+    owner: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     store = neo4j_server.store()
     memory = GraphMem(store, embedder)
@@ -93,9 +98,10 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
         lost += round((expected - stored.attention.long_term) / gain)
     assert lost == 0
     store.close()
-    print(
-        f"\nconcurrency: {WRITERS} writers, {READERS} readers: {observed} observes"
-        f" ({count} messages, each twice) and {len(recalls)} recalls in {seconds:.1f} s ="
-        f" {(observed + len(recalls)) / seconds:.1f} operations/s; errors 0, turns doubled 0,"
-        f" attention increments lost {lost} of {sum(uses.values())}"
-    )
+    with capsys.disabled():
+        print(
+            f"\nconcurrency: {WRITERS} writers, {READERS} readers: {observed} observes"
+            f" ({count} messages, each twice) and {len(recalls)} recalls in {seconds:.1f} s ="
+            f" {(observed + len(recalls)) / seconds:.1f} operations/s; errors 0, turns doubled 0,"
+            f" attention increments lost {lost} of {sum(uses.values())}"
+        )

@@ -42,6 +42,11 @@ from .conftest import Neo4jServer
 from .test_sleep_crash import CONVERSATION, JOB_AT, START, canonical, check_counts, observe_all
 from .test_store_sleep import rounded
 
+pytestmark = pytest.mark.long
+
+KILLS = 3
+"""graphmem observe is killed this many times a store, each after a random number of messages."""
+
 QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
     "AttentionLabel": ("label_attention", AttentionQuestion),
     "DialogueSummary": ("summarise_dialogue", Dialogue),
@@ -118,7 +123,11 @@ def memory_through(server: ScriptedServer, store: Store, embedder: CachedEmbedde
 
 
 def test_model_errors_garbage_and_hangs_during_the_sleep_job_change_nothing(
-    store: Store, embedder: CachedEmbedder, owner: str, tmp_path: Path
+    store: Store,
+    embedder: CachedEmbedder,
+    owner: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     reference_store = NetworkXStore.open(tmp_path / "reference.json")
     with scripted_openai_server(OfflineModel()) as server:
@@ -146,9 +155,11 @@ def test_model_errors_garbage_and_hangs_during_the_sleep_job_change_nothing(
     assert model.faults["error"] > 10  # the burst of ten stopped the job once
     assert stopped >= 1
     assert rounded(canonical(store.export(owner))) == rounded(canonical(expected))
-    print(
-        f"\nmodel faults in the sleep job: {dict(model.faults)}, job stopped {stopped}x: same graph"
-    )
+    with capsys.disabled():
+        print(
+            f"\nmodel faults in the sleep job: {dict(model.faults)},"
+            f" job stopped {stopped}x: same graph"
+        )
 
 
 def messages_file(path: Path) -> Path:
@@ -196,7 +207,7 @@ def run_to_the_end(
 
 @pytest.mark.neo4j
 def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
-    neo4j_server: Neo4jServer, owner: str, tmp_path: Path
+    neo4j_server: Neo4jServer, owner: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     if neo4j_server.home is None:
         pytest.fail("this test restarts Neo4j: run it on the server the tests start themselves")
@@ -224,15 +235,20 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
     turns = [node.id for node in restarted.nodes if isinstance(node, Turn)]
     assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
     assert canonical(restarted) == canonical(calm)
-    print(
-        f"\nNeo4j restarted twice (ingestion, sleep job): {failed_runs} runs failed and were run"
-        f" again; {len(turns)} turns, each once; same graph"
-    )
+    with capsys.disabled():
+        print(
+            f"\nNeo4j restarted twice (ingestion, sleep job): {failed_runs} runs failed and were"
+            f" run again; {len(turns)} turns, each once; same graph"
+        )
 
 
 @pytest.mark.parametrize("store", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
-    store: str, request: pytest.FixtureRequest, owner: str, tmp_path: Path
+    store: str,
+    request: pytest.FixtureRequest,
+    owner: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     messages = messages_file(tmp_path / "messages.jsonl")
     environment = {
@@ -266,17 +282,25 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
         return graph
 
     calm = canonical(finish(owner + "-calm"))
-    for seed in range(3):
+    kills = []
+    for seed in range(KILLS):
         whom = f"{owner}-{seed}"
         command = [*graphmem, "observe", "--owner", whom, *where(whom), str(messages)]
         with subprocess.Popen(
             command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         ) as process:
             assert process.stdout is not None
-            for _line in range(random.Random(seed).randrange(len(CONVERSATION))):
+            observed = random.Random(seed).randrange(len(CONVERSATION))
+            for _line in range(observed):
                 process.stdout.readline()
             process.kill()
+            kills.append(observed)
         graph = finish(whom)
         turns = [node.id for node in graph.nodes if isinstance(node, Turn)]
         assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
         assert canonical(graph) == calm, f"seed {seed}"
+    with capsys.disabled():
+        print(
+            f"\nSIGKILL of graphmem observe on {store}, after {kills} of {len(CONVERSATION)}"
+            f" messages: turns lost 0, doubled 0; same graph"
+        )

@@ -64,6 +64,8 @@ from .test_mcp import Launch, clean_env, connected
 from .test_mcp import run as run_async
 from .test_mcp import text as tool_text
 
+pytestmark = pytest.mark.long
+
 T = TypeVar("T")
 
 FIRST_HAND = BeliefPolicy().first_hand
@@ -340,16 +342,16 @@ def counted(channel: str) -> Iterator[Tally]:
 def figure(request: pytest.FixtureRequest) -> Iterator[None]:
     """Print the figure of every channel once the module's tests have run."""
     yield
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or not FIGURE:
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    if capture is None or not FIGURE:
         return
-    reporter.write_line("")
-    reporter.write_line("hostile input: channel, inputs tried, crashes, injections, other wrong")
-    for channel, tally in sorted(FIGURE.items()):
-        reporter.write_line(
-            f"  {channel:<14} tried {tally.tried:4d}  crashes {len(tally.crashes):3d}"
-            f"  injections {len(tally.injections):3d}  wrong {len(tally.wrong):3d}"
-        )
+    with capture.global_and_fixture_disabled():
+        print("\nhostile input: channel, inputs tried, crashes, injections, other wrong")
+        for channel, tally in sorted(FIGURE.items()):
+            print(
+                f"  {channel:<14} tried {tally.tried:4d}  crashes {len(tally.crashes):3d}"
+                f"  injections {len(tally.injections):3d}  wrong {len(tally.wrong):3d}"
+            )
 
 
 def crash(what: str, error: BaseException) -> str:

@@ -34,6 +34,8 @@ from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer
 
+pytestmark = pytest.mark.long
+
 T = TypeVar("T")
 
 START = datetime(2026, 3, 2, 8, tzinfo=UTC)

@@ -94,7 +94,9 @@ def test_bad_input_is_named_and_changes_nothing(
 def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
     with pytest.raises(InvalidInputError, match="text is empty"):
         memory.recall(owner, " ")
-    with pytest.raises(InvalidInputError, match="k is 0; it must be between 1 and 100"):
+    with pytest.raises(
+        InvalidInputError, match="k is 0; it must be a whole number between 1 and 100"
+    ):
         memory.recall(owner, "milk", k=0)
     with pytest.raises(InvalidInputError, match="owner 'a b' is not"):
         memory.recall("a b", "milk")
@@ -120,5 +122,5 @@ def test_a_recall_past_its_budget_returns_what_it_has_and_says_so(
     assert hurried.cut_short == ["thinking again", "association"]
     assert len(hurried.attempts) == 1
     assert hurried.memories  # what the first search found, ranked
-    with pytest.raises(InvalidInputError, match="budget_seconds is 0; it must be above 0"):
+    with pytest.raises(InvalidInputError, match="budget_seconds is 0; it must be a number above 0"):
         memory.recall(owner, query, budget_seconds=0)
