@@ -1,7 +1,7 @@
 """Turn-level evidence retrieval on LoCoMo: graphmem against baselines computed in numpy.
 
-    python benchmarks/locomo.py DATA.json [--store networkx|neo4j] [--cognition offline|openai]
-        [--k 10] [--conversations N] [--out RESULT.json]
+    python benchmarks/locomo.py DATA.json [--store networkx|neo4j]
+        [--cognition offline|openai|dataset] [--k 10] [--conversations N] [--out RESULT.json]
 
 Every method ranks the turns of one conversation for each of its questions and returns its best
 k turns (default 10). Scores, per question category and overall, as in
@@ -23,10 +23,21 @@ graphmem: one fresh owner per conversation observes every turn, session by sessi
 session's date and time; each question is then recalled at the last session's time, first in
 peek mode over all questions (`graphmem:<store>:<cognition>:peek`, which changes nothing), then
 as an agent recalls, waking what it uses (`graphmem:<store>:<cognition>`). Its ranking is the
-source turns of the recalled memories in order, without repeats, cut at k. --store neo4j and
+source turns of the recalled memories in order, without repeats, cut at k (it is asked for k
+memories, 2k in dataset mode). --store neo4j and
 --cognition openai take their addresses and keys from GRAPHMEM_* variables (graphmem.config); the
-embedder is always e5. The baselines fill the embedding cache first, so graphmem's ingestion time
-is that of the store and the cognition, not of embedding.
+embedder is always e5.
+
+--cognition dataset measures the graph machinery with model-quality extractions and no model:
+graphmem also observes LoCoMo's own per-session observations (facts a language model drew from
+the dialogue when the dataset was made, each naming the turn it was drawn from), after each
+session's dialogue, as items of a session of their own ("session_N:observations", speaker
+"observation", message id "<turn id>#<n>"), and its dialogue summaries are LoCoMo's session
+summaries; everything else is the offline cognition's. A recalled observation ranks the turn it
+was drawn from. Its rows are named graphmem:<store>:dataset.
+
+The baselines fill the embedding cache first, so graphmem's ingestion time is that of the store
+and the cognition, not of embedding.
 """
 
 import argparse
@@ -43,13 +54,15 @@ from collections.abc import Callable, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from itertools import chain
+from itertools import chain, groupby
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from graphmem.cognition.base import Dialogue, DialogueSummary
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -85,12 +98,26 @@ class DialogueTurn:
 
 
 @dataclass(frozen=True)
+class DatasetFact:
+    """One of LoCoMo's per-session observations: its text and the turn it was drawn from."""
+
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Conversation:
-    """What the methods see of a sample: its turns in order and its questions (no answers)."""
+    """What the methods see of a sample: its turns in order and its questions (no answers).
+
+    `facts` (per session number) and `summaries` (session number to text) are the dataset's own
+    extractions, read by graphmem in dataset mode only.
+    """
 
     sample_id: str
     turns: list[DialogueTurn]
     questions: list[str]
+    facts: dict[int, list[DatasetFact]]
+    summaries: dict[int, str]
 
     @property
     def last_at(self) -> datetime:
@@ -189,8 +216,30 @@ def read_sample(item: dict[str, Any]) -> Sample:
         if used:
             questions.append(qa["question"])
             gold.append(Gold(qa["category"], used))
-    conversation = Conversation(item["sample_id"], turns, questions)
+    facts, summaries = dataset_extractions(item, known)
+    conversation = Conversation(item["sample_id"], turns, questions, facts, summaries)
     return Sample(conversation, gold, fixes, skipped=len(item["qa"]) - len(questions))
+
+
+def dataset_extractions(
+    item: dict[str, Any], known: set[str]
+) -> tuple[dict[int, list[DatasetFact]], dict[int, str]]:
+    """A sample's observations per session (each with its source turn) and session summaries.
+
+    An observation drawn from several turns is given the first of them.
+    """
+    facts: dict[int, list[DatasetFact]] = {}
+    summaries: dict[int, str] = {}
+    for key, by_speaker in item.get("observation", {}).items():
+        number = int(key.split("_")[1])
+        for text, source in chain.from_iterable(by_speaker.values()):
+            sources = [source] if isinstance(source, str) else source
+            used = [turn_id for given in sources for turn_id in evidence_ids(given)]
+            if used and used[0] in known:
+                facts.setdefault(number, []).append(DatasetFact(text, used[0]))
+    for key, text in item.get("session_summary", {}).items():
+        summaries[int(key.split("_")[1])] = text
+    return facts, summaries
 
 
 def conversation_turns(item: dict[str, Any]) -> list[DialogueTurn]:
@@ -392,15 +441,52 @@ def run_baseline(
 # -- graphmem --------------------------------------------------------------------------------
 
 
-def open_memory(store: str, cognition: str, folder: Path) -> GraphMem:
+class DatasetCognition(OfflineCognition):
+    """The offline cognition, except that a dialogue's summary is LoCoMo's summary of its session.
+
+    A dialogue is known by its first line (text and time), as graphmem hands it over.
+    """
+
+    def __init__(self, summaries: dict[tuple[str, datetime], str]) -> None:
+        super().__init__()
+        self._summaries = summaries
+
+    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
+        """The dataset's summary of the dialogue's session (the offline one if it has none)."""
+        first = dialogue.lines[0]
+        summary = self._summaries.get((first.text, first.at))
+        if summary is None:
+            return super().summarise_dialogue(dialogue)
+        return DialogueSummary(summary=summary)
+
+
+def dataset_cognition(samples: list[Sample]) -> DatasetCognition:
+    """A DatasetCognition that knows every session's first turn and first observation."""
+    summaries = {}
+    for sample in samples:
+        conversation = sample.conversation
+        for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
+            first = next(turns)
+            summary = conversation.summaries.get(number)
+            if summary is None:
+                continue
+            summaries[(first.text, first.at)] = summary
+            if facts := conversation.facts.get(number):
+                summaries[(facts[0].text, first.at)] = summary
+    return DatasetCognition(summaries)
+
+
+def open_memory(store: str, cognition: str, folder: Path, samples: list[Sample]) -> GraphMem:
     """A GraphMem with the chosen store and cognition, e5 embeddings from the benchmark's cache."""
     settings = Settings.from_env(
         store=store,
-        cognition=cognition,
+        cognition="offline" if cognition == "dataset" else cognition,
         embedder="e5",
         embedding_cache=CACHE,
         path=folder / "graph.json",
     )
+    if cognition == "dataset":
+        return GraphMem.open(settings, cognition=dataset_cognition(samples))
     return GraphMem.open(settings)
 
 
@@ -412,23 +498,42 @@ def model_usage(memory: GraphMem) -> tuple[int, int]:
     return total.calls, total.prompt_tokens + total.completion_tokens
 
 
-def ingest(memory: GraphMem, owner: str, conversation: Conversation) -> int:
-    """Observe every turn of a conversation in order; return how many stayed pending."""
+def ingest(memory: GraphMem, owner: str, conversation: Conversation, facts: bool) -> int:
+    """Observe a conversation's turns in order; return how many stayed pending.
+
+    With `facts`, each session's dataset observations are observed after its dialogue.
+    """
     pending = 0
-    for turn in conversation.turns:
-        observation = memory.observe(
-            owner,
-            turn.text,
-            message_id=turn.id,
-            at=turn.at,
-            speaker=turn.speaker,
-            session=f"session_{turn.session}",
-        )
-        pending += observation.pending
+    for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
+        for turn in turns:
+            observation = memory.observe(
+                owner,
+                turn.text,
+                message_id=turn.id,
+                at=turn.at,
+                speaker=turn.speaker,
+                session=f"session_{number}",
+            )
+            pending += observation.pending
+        for index, fact in enumerate(conversation.facts.get(number, []) if facts else []):
+            observation = memory.observe(
+                owner,
+                fact.text,
+                message_id=f"{fact.source}#{index}",
+                at=turn.at,
+                speaker="observation",
+                session=f"session_{number}:observations",
+            )
+            pending += observation.pending
     return pending
 
 
-def ingest_all(memory: GraphMem, samples: list[Sample]) -> Ingestion:
+def source_turn(turn_id: str) -> str:
+    """The dialogue turn a stored turn stands for: itself, or the one an observation came from."""
+    return turn_id.split("#", maxsplit=1)[0]
+
+
+def ingest_all(memory: GraphMem, samples: list[Sample], facts: bool) -> Ingestion:
     """Ingest each conversation under a fresh owner, reporting progress on stderr."""
     owners = {}
     pending = done = 0
@@ -436,9 +541,11 @@ def ingest_all(memory: GraphMem, samples: list[Sample]) -> Ingestion:
     for number, sample in enumerate(samples, start=1):
         conversation = sample.conversation
         owner = f"locomo-{conversation.sample_id}-{secrets.token_hex(4)}"
-        pending += ingest(memory, owner, conversation)
+        pending += ingest(memory, owner, conversation, facts)
         owners[conversation.sample_id] = owner
         done += len(conversation.turns)
+        if facts:  # the dataset's observations are observed as turns too
+            done += sum(len(session) for session in conversation.facts.values())
         seconds = time.perf_counter() - started
         print(
             f"ingested {conversation.sample_id} ({number}/{len(samples)}): {done} turns"
@@ -459,9 +566,18 @@ def ingest_all(memory: GraphMem, samples: list[Sample]) -> Ingestion:
 
 
 def recall_pass(
-    memory: GraphMem, samples: list[Sample], owners: dict[str, str], k: int, peek: bool
+    memory: GraphMem,
+    samples: list[Sample],
+    owners: dict[str, str],
+    k: int,
+    *,
+    memories: int,
+    peek: bool,
 ) -> MethodRun:
-    """Recall every question at its conversation's last session; the top k source turns."""
+    """Recall every question at its conversation's last session; the top k source turns.
+
+    graphmem is asked for `memories` memories a question.
+    """
     calls_before, _ = model_usage(memory)
     rankings: dict[str, list[list[str]]] = {}
     seconds = []
@@ -473,12 +589,12 @@ def recall_pass(
             found = memory.recall(
                 owners[conversation.sample_id],
                 question,
-                k=min(MAX_RECALL, k),
+                k=min(MAX_RECALL, memories),
                 at=conversation.last_at,
                 peek=peek,
             )
             seconds.append(time.perf_counter() - started)
-            turn_ids = [turn.id for item in found.memories for turn in item.turns]
+            turn_ids = [source_turn(turn.id) for item in found.memories for turn in item.turns]
             rankings[conversation.sample_id].append(list(dict.fromkeys(turn_ids))[:k])
     calls, _ = model_usage(memory)
     cost = {
@@ -497,15 +613,18 @@ def run_graphmem(samples: list[Sample], store: str, cognition: str, k: int) -> d
     name = f"graphmem:{store}:{cognition}"
     with (
         tempfile.TemporaryDirectory() as folder,
-        open_memory(store, cognition, Path(folder)) as memory,
+        open_memory(store, cognition, Path(folder), samples) as memory,
     ):
-        ingestion = ingest_all(memory, samples)
+        ingestion = ingest_all(memory, samples, facts=cognition == "dataset")
         # The harness's own long-lived objects (the dataset, the baselines' indexes) would make
         # Python's cyclic collector pause recalls for ~70 ms now and then: set them aside, as a
         # long-running agent process would after start-up.
         gc.freeze()
-        peek = recall_pass(memory, samples, ingestion.owners, k, peek=True)
-        waking = recall_pass(memory, samples, ingestion.owners, k, peek=False)
+        # In dataset mode an observation and the turn it came from are two memories of one
+        # turn: graphmem is asked for twice as many memories, so that k distinct turns remain.
+        memories = 2 * k if cognition == "dataset" else k
+        peek = recall_pass(memory, samples, ingestion.owners, k, memories=memories, peek=True)
+        waking = recall_pass(memory, samples, ingestion.owners, k, memories=memories, peek=False)
     return {
         name: MethodRun(waking.rankings, {**ingestion.cost, **waking.cost}),
         f"{name}:peek": MethodRun(peek.rankings, {**ingestion.cost, **peek.cost}),
@@ -626,7 +745,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", type=Path)
     parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
-    parser.add_argument("--cognition", choices=["offline", "openai"], default="offline")
+    parser.add_argument("--cognition", choices=["offline", "openai", "dataset"], default="offline")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--conversations", type=int)
     parser.add_argument("--out", type=Path)

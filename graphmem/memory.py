@@ -321,14 +321,21 @@ class GraphMem:
         self.accounting = accounting
 
     @classmethod
-    def open(cls, settings: Settings | None = None) -> "GraphMem":
-        """Open the store, embedder and cognition the settings name (GRAPHMEM_* if not given)."""
+    def open(
+        cls, settings: Settings | None = None, *, cognition: Cognition | None = None
+    ) -> "GraphMem":
+        """Open the store, embedder and cognition the settings name (GRAPHMEM_* if not given).
+
+        A `cognition` of your own (any implementation of the Cognition protocol) replaces the
+        one the settings name.
+        """
         settings = Settings.from_env() if settings is None else settings
         endpoint = _endpoint(settings)
         embedder = CachedEmbedder(_embedder(settings, endpoint), settings.embedding_cache)
-        cognition: Cognition = OfflineCognition()
-        if endpoint is not None and settings.cognition == "openai":
-            cognition = OpenAICognition(endpoint, settings.openai_chat_model)
+        if cognition is None:
+            cognition = OfflineCognition()
+            if endpoint is not None and settings.cognition == "openai":
+                cognition = OpenAICognition(endpoint, settings.openai_chat_model)
         store: Store
         if settings.store == "neo4j":
             if settings.neo4j_password is None:

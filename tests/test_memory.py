@@ -1,9 +1,13 @@
 """The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
+from graphmem.cognition.base import AttentionLabel, AttentionQuestion
+from graphmem.cognition.offline import OfflineCognition
+from graphmem.config import Settings
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, MemoryKind
@@ -124,3 +128,19 @@ def test_a_recall_past_its_budget_returns_what_it_has_and_says_so(
     assert hurried.memories  # what the first search found, ranked
     with pytest.raises(InvalidInputError, match="budget_seconds is 0; it must be a number above 0"):
         memory.recall(owner, query, budget_seconds=0)
+
+
+class SteadyCognition(OfflineCognition):
+    """The offline cognition, except that every item deserves attention 7.5."""
+
+    def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
+        """Attention 7.5, whatever the item."""
+        return AttentionLabel(score=7.5, related=[], reason="steady")
+
+
+def test_open_takes_a_cognition_of_ones_own(tmp_path: Path) -> None:
+    settings = Settings(path=tmp_path / "graph.json", embedding_cache=tmp_path / "cache.sqlite")
+    with GraphMem.open(settings, cognition=SteadyCognition()) as memory:
+        observation = memory.observe("ann", "A plain remark.", message_id="m1", at=DAY_ONE)
+    [remembered] = observation.memories
+    assert remembered.importance == 7.5  # the offline rules give a plain remark far less
