@@ -24,9 +24,8 @@ session's date and time; each question is then recalled at the last session's ti
 peek mode over all questions (`graphmem:<store>:<cognition>:peek`, which changes nothing), then
 as an agent recalls, waking what it uses (`graphmem:<store>:<cognition>`). Its ranking is the
 source turns of the recalled memories in order, without repeats, cut at k (it is asked for k
-memories, 2k in dataset mode). --store neo4j and
---cognition openai take their addresses and keys from GRAPHMEM_* variables (graphmem.config); the
-embedder is always e5.
+memories, 2k in dataset mode). --store neo4j and --cognition openai take their addresses and
+keys from GRAPHMEM_* variables (graphmem.config); the embedder is always e5.
 
 --cognition dataset measures the graph machinery with model-quality extractions and no model:
 graphmem also observes LoCoMo's own per-session observations (facts a language model drew from

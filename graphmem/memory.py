@@ -66,9 +66,13 @@ from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 from graphmem.terms import terms
 
 MAX_RECALL = 100
+"""The most memories one recall returns."""
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
-"""The most memories one recall returns."""
+QUERY_EMBEDDING_CHARS = 2_000
+"""A recall embeds the first 2,000 characters of its query (about one 512-token window of the
+offline embedder, which would take a minute over 100,000 characters), so that the embedding
+keeps within the recall budget; the shared-words search reads the whole query."""
 
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
@@ -601,7 +605,7 @@ class GraphMem:
         budget = _Budget(self._recall.budget_seconds if budget_seconds is None else budget_seconds)
         chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
-        [embedding] = self._embedder.embed([query], "query")
+        [embedding] = self._embedder.embed([query[:QUERY_EMBEDDING_CHARS]], "query")
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
         searched: Tier | None = None  # the deepest tier read so far; each is read once
         if motivation is None:

@@ -1,5 +1,6 @@
 """The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -8,8 +9,9 @@ import pytest
 from graphmem.cognition.base import AttentionLabel, AttentionQuestion
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
+from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError
-from graphmem.memory import GraphMem
+from graphmem.memory import QUERY_EMBEDDING_CHARS, GraphMem
 from graphmem.model import MAX_TEXT_CHARS, MemoryKind
 from graphmem.store.base import Store
 
@@ -144,3 +146,38 @@ def test_open_takes_a_cognition_of_ones_own(tmp_path: Path) -> None:
         observation = memory.observe("ann", "A plain remark.", message_id="m1", at=DAY_ONE)
     [remembered] = observation.memories
     assert remembered.importance == 7.5  # the offline rules give a plain remark far less
+
+
+class RecordingEmbedder:
+    """The tests' embedder, noting every text it is asked to embed as a query."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self.name = embedder.name
+        self.dimensions = embedder.dimensions
+        self.queries: list[str] = []
+
+    def embed(self, texts: Sequence[str], purpose: Purpose) -> list[list[float]]:
+        """Note query texts, then embed with the tests' embedder."""
+        if purpose == "query":
+            self.queries += texts
+        return self._embedder.embed(texts, purpose)
+
+    def close(self) -> None:
+        """Nothing: the tests' embedder stays open for the other tests."""
+
+
+def test_a_long_query_is_embedded_from_its_start_and_searched_whole(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    recording = RecordingEmbedder(embedder)
+    memory = GraphMem(store, recording)
+    memory.observe(owner, "We painted the fence green.", message_id="m1", at=DAY_ONE, session="a")
+    memory.observe(owner, "The kettle whistles.", message_id="m2", at=DAY_ONE, session="b")
+    query = "what colour " * 8_000 + "fence"  # the one shared word comes last
+    assert len(query) > MAX_TEXT_CHARS - 5_000
+    found = memory.recall(owner, query, k=2, peek=True, at=DAY_ONE)
+    assert [len(text) for text in recording.queries] == [QUERY_EMBEDDING_CHARS]
+    lexical = {item.memory.text: item.components.lexical for item in found.memories}
+    assert lexical["We painted the fence green."] > 0  # "fence", at the query's very end
+    assert lexical["The kettle whistles."] == 0
