@@ -8,6 +8,7 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -145,14 +146,25 @@ def run_stats(settings: Settings, owner: str, as_json: bool, out: TextIO) -> Non
         print_counts(counts, out)
 
 
-def run_export(settings: Settings, owner: str, out: TextIO) -> None:
-    """Write one owner's graph as JSON lines: a header, then a line per node and per edge."""
+def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
+    """Write one owner's graph as JSON lines (to `path`, else `out`): a header, then its records.
+
+    The file is opened once the graph is read, so a failed export leaves it as it was.
+    """
     with GraphMem.open(settings) as memory:
         graph = memory.export(owner)
     header = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "owner": owner}
-    print(json.dumps(header), file=out)
-    for record in graph.records():
-        print(json.dumps(record, ensure_ascii=False), file=out)
+    lines = chain([header], graph.records())
+    if path is None:
+        for record in lines:
+            print(json.dumps(record, ensure_ascii=False), file=out)
+        return
+    try:
+        with path.open("w", encoding="utf-8") as file:
+            for record in lines:
+                print(json.dumps(record, ensure_ascii=False), file=file)
+    except OSError as error:
+        raise InvalidInputError(f"cannot write {path}: {error.strerror}") from None
 
 
 def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
@@ -189,7 +201,11 @@ def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
         for start in range(0, len(parts), MAX_LOAD_ITEMS):
             memory.load(owner, OwnerGraph.of(parts[start : start + MAX_LOAD_ITEMS]))
         counts = memory.statistics(owner)
-    print(f"imported {len(graph.nodes)} nodes and {len(graph.links)} edges", file=out)
+    print(
+        f"imported the file's {len(graph.nodes)} nodes and {len(graph.links)} edges"
+        " (nodes already stored are kept as they were)",
+        file=out,
+    )
     print(f"{owner} now has:", file=out)
     print_counts(counts, out)
 
@@ -373,11 +389,8 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_consolidate(settings, arguments.owner, arguments.at, every, out)
     elif command == "stats":
         run_stats(settings, arguments.owner, arguments.json, out)
-    elif command == "export" and arguments.out is not None:
-        with arguments.out.open("w", encoding="utf-8") as file:
-            run_export(settings, arguments.owner, file)
     elif command == "export":
-        run_export(settings, arguments.owner, out)
+        run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":
         run_import(settings, input_lines(arguments.file), out)
     elif command == "forget-owner":
@@ -401,5 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run(arguments, sys.stdout)
     except GraphMemError as error:
         print(f"graphmem: {error}", file=sys.stderr)
+        return 1
+    except UnicodeDecodeError as error:  # standard input that is not UTF-8
+        print(f"graphmem: the input is not UTF-8: {error}", file=sys.stderr)
         return 1
     return 0

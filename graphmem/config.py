@@ -72,20 +72,24 @@ class Settings(BaseModel):
         environ = os.environ if environ is None else environ
         config = file if file is not None else environ.get(ENV_PREFIX + "CONFIG")
         values = {} if not config else _file_values(Path(config))
-        values.update(
-            {
-                name: environ[ENV_PREFIX + name.upper()]
-                for name in cls.model_fields
-                if environ.get(ENV_PREFIX + name.upper())
-            }
-        )
-        values.update({name: value for name, value in overrides.items() if value is not None})
+        sources = {name: f"{name} in {config}" for name in values}  # named in errors
+        variables = {
+            name: environ[ENV_PREFIX + name.upper()]
+            for name in cls.model_fields
+            if environ.get(ENV_PREFIX + name.upper())
+        }
+        values.update(variables)
+        sources.update({name: ENV_PREFIX + name.upper() for name in variables})
+        given = {name: value for name, value in overrides.items() if value is not None}
+        values.update(given)
+        sources.update({name: f"{name} (given)" for name in given})
         try:
             return cls.model_validate(values)
         except ValidationError as error:
+            fields = [str(item["loc"][0]) if item["loc"] else "settings" for item in error.errors()]
             problems = "; ".join(
-                f"{ENV_PREFIX}{'.'.join(map(str, item['loc'])).upper()}: {item['msg']}"
-                for item in error.errors()
+                f"{sources.get(field, field)}: {item['msg']}"
+                for field, item in zip(fields, error.errors(), strict=True)
             )
             raise ConfigurationError(f"invalid settings: {problems}") from None
 

@@ -769,6 +769,8 @@ def run_demo(settings: Settings, out: TextIO, plot: Path, *, owner: str = DEMO_O
         written = write_plot(list(demo.traces.values()), plot)
     except OSError as error:
         raise InvalidInputError(f"cannot write the plot to {plot}: {error.strerror}") from None
+    except ValueError as error:  # matplotlib knows no such image format
+        raise InvalidInputError(f"cannot write the plot to {plot}: {error}") from None
     if written:
         demo.line(f"plot of attention over time: {plot}")
     else:

@@ -5,7 +5,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from itertools import zip_longest
 from types import TracebackType
@@ -48,7 +48,6 @@ from graphmem.model import (
     Turn,
     check_owner,
     check_text,
-    fit_text,
 )
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint, ResponseCache
 from graphmem.retrieval import (
@@ -323,6 +322,8 @@ class GraphMem:
             summaries=self._summaries,
         )
         self.accounting = accounting
+        self._endpoint: OpenAIEndpoint | None = None
+        """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
 
     @classmethod
     def open(
@@ -334,27 +335,37 @@ class GraphMem:
         one the settings name.
         """
         settings = Settings.from_env() if settings is None else settings
-        endpoint = _endpoint(settings)
-        embedder = CachedEmbedder(_embedder(settings, endpoint), settings.embedding_cache)
-        if cognition is None:
-            cognition = OfflineCognition()
-            if endpoint is not None and settings.cognition == "openai":
-                cognition = OpenAICognition(endpoint, settings.openai_chat_model)
-        store: Store
-        if settings.store == "neo4j":
-            if settings.neo4j_password is None:
-                raise ConfigurationError("the neo4j store needs GRAPHMEM_NEO4J_PASSWORD")
-            store = Neo4jStore.connect(
-                settings.neo4j_uri,
-                settings.neo4j_user,
-                settings.neo4j_password,
-                settings.neo4j_database,
-            )
-        else:
-            store = NetworkXStore.open(settings.path)
-        store.prepare(embedder.dimensions)
-        accounting = None if endpoint is None else endpoint.accounting
-        return cls(store, embedder, cognition, accounting=accounting)
+        if settings.store == "neo4j" and settings.neo4j_password is None:
+            raise ConfigurationError("the neo4j store needs GRAPHMEM_NEO4J_PASSWORD")
+        model_cognition = cognition is None and settings.cognition == "openai"
+        with ExitStack() as opened:  # what was opened is closed again if a later step fails
+            endpoint = _endpoint(settings, for_cognition=model_cognition)
+            if endpoint is not None:
+                opened.callback(endpoint.close)
+            embedder = CachedEmbedder(_embedder(settings, endpoint), settings.embedding_cache)
+            opened.callback(embedder.close)
+            if cognition is None:
+                cognition = OfflineCognition()
+                if endpoint is not None and model_cognition:
+                    cognition = OpenAICognition(endpoint, settings.openai_chat_model)
+            store: Store
+            if settings.store == "neo4j":
+                assert settings.neo4j_password is not None
+                store = Neo4jStore.connect(
+                    settings.neo4j_uri,
+                    settings.neo4j_user,
+                    settings.neo4j_password,
+                    settings.neo4j_database,
+                )
+            else:
+                store = NetworkXStore.open(settings.path)
+            opened.callback(store.close)
+            store.prepare(embedder.dimensions)
+            accounting = None if endpoint is None else endpoint.accounting
+            memory = cls(store, embedder, cognition, accounting=accounting)
+            memory._endpoint = endpoint
+            opened.pop_all()
+        return memory
 
     def observe(
         self,
@@ -517,7 +528,7 @@ class GraphMem:
         )
 
     def owners(self) -> list[str]:
-        """Every owner with something stored, sorted."""
+        """Every owner that has a turn stored, sorted."""
         return self._store.owners()
 
     def export(self, owner: str) -> OwnerGraph:
@@ -674,9 +685,11 @@ class GraphMem:
         return self._store.retier(owner, now, self._attention, self._tiers)
 
     def close(self) -> None:
-        """Close the store (writing its last snapshot) and the embedder."""
+        """Close the store (writing its last snapshot), the embedder and the model endpoint."""
         self._store.close()
         self._embedder.close()
+        if self._endpoint is not None:
+            self._endpoint.close()
 
     def __enter__(self) -> Self:
         return self
@@ -830,14 +843,13 @@ class GraphMem:
         ).impressions
         if not inferred:
             return []
-        statements = [fit_text(item.statement) for item in inferred]
-        embeddings = self._embedder.embed(statements, "passage")
+        embeddings = self._embedder.embed([item.statement for item in inferred], "passage")
         found = []
-        for item, statement, embedding in zip(inferred, statements, embeddings, strict=True):
+        for item, embedding in zip(inferred, embeddings, strict=True):
             impression = Impression(
-                id=impression_id(turn.owner, statement),
+                id=impression_id(turn.owner, item.statement),
                 owner=turn.owner,
-                text=statement,
+                text=item.statement,
                 created_at=turn.created_at,
                 belief=item.belief,
                 belief_at=turn.created_at,
@@ -847,7 +859,7 @@ class GraphMem:
             conjecture = Memory(
                 id=conjecture_id(turn.owner, turn.id, impression.id),
                 owner=turn.owner,
-                text=statement,
+                text=item.statement,
                 created_at=turn.created_at,
                 kind=MemoryKind.CONJECTURE,
                 importance=memory.importance,
@@ -861,9 +873,9 @@ class GraphMem:
         return found
 
 
-def _endpoint(settings: Settings) -> OpenAIEndpoint | None:
-    """The OpenAI-compatible endpoint, when the embedder or the cognition uses one."""
-    if settings.embedder != "openai" and settings.cognition != "openai":
+def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | None:
+    """The OpenAI-compatible endpoint, if the embedder or the cognition (for_cognition) uses one."""
+    if settings.embedder != "openai" and not for_cognition:
         return None
     if settings.openai_api_key is None:
         raise ConfigurationError("the openai embedder and cognition need GRAPHMEM_OPENAI_API_KEY")

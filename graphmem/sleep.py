@@ -123,7 +123,7 @@ class Sleep:
                 for turn in chunk
             ]
         )
-        text = fit_text(self._cognition.summarise_dialogue(dialogue).summary)
+        text = self._cognition.summarise_dialogue(dialogue).summary
         tags = self._cognition.tag_events(dialogue).events
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
@@ -178,7 +178,7 @@ class Sleep:
             [embedding] = self._embedder.embed([news(merged.title, tag)], "passage")
             event = latest.model_copy(
                 update={
-                    "text": fit_text(merged.storyline),
+                    "text": merged.storyline,
                     "title": merged.title,
                     "last_at": max(latest.last_at, at),
                     "timeliness_days": tag.timeliness_days,

@@ -215,3 +215,34 @@ def test_a_large_import_is_loaded_in_parts_and_a_large_load_refused(
         with pytest.raises(InvalidInputError, match=r"load at most 4 at a time"):
             memory.load("ann", graph)
         assert memory.owners() == []
+
+
+def test_bad_paths_and_bytes_are_named_plainly(tmp_path: Path) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    cli(where, "observe", "--owner", "ann", stdin=json.dumps({"text": "Hello.", "id": "m1"}))
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text("an earlier export\n")
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    for command, problem in [
+        (["export", "--owner", "ann", "--out", str(tmp_path / "no" / "x.jsonl")], "cannot write"),
+        (["export", "--owner", "a b", "--out", str(kept)], "owner 'a b' is not"),
+        (["stats", "--owner", "ann", "--path", str(folder)], "cannot read the store"),
+        (["demo", "--plot", str(tmp_path / "plot.nosuchformat")], "cannot write the plot"),
+    ]:
+        done = cli([] if "--path" in command else where, *command)
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.startswith("graphmem: "), done.stderr
+        assert problem in done.stderr, done.stderr
+    assert kept.read_text() == "an earlier export\n"  # a failed export leaves the file alone
+    not_utf8 = subprocess.run(
+        [sys.executable, "-m", "graphmem", "observe", "--owner", "ann", *where],
+        cwd=ROOT,
+        env={key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
+        | {"PYTHONIOENCODING": "utf-8:strict"},
+        input=b'{"text": "caf\xe9"}\n',
+        capture_output=True,
+        check=False,
+    )
+    assert not_utf8.returncode == 1
+    assert not_utf8.stderr.decode().startswith("graphmem: the input is not UTF-8")

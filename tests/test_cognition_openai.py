@@ -3,6 +3,7 @@
 import json
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from graphmem.cognition.base import (
 )
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.errors import ModelError, ModelOutputError
+from graphmem.model import MAX_TEXT_CHARS
 from graphmem.openai_endpoint import OpenAIEndpoint, OperationUsage, ResponseCache
 from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
 
@@ -24,6 +26,7 @@ QUESTION = AttentionQuestion(
     speaker="user",
     working_memory=[RelatedMemory(text="我对牛奶过敏。", attention=8.5)],
 )
+AT = datetime(2026, 5, 1, 9, tzinfo=UTC)
 LABEL = json.dumps({"score": 7.5, "reason": "与牛奶过敏有关"}, ensure_ascii=False)
 
 
@@ -207,3 +210,16 @@ def test_concurrent_calls_are_bounded() -> None:
         endpoint.close()
     assert server.max_in_flight == 2
     assert endpoint.accounting.total().requests == 6
+
+
+def test_a_blank_summary_is_invalid_and_an_overlong_one_is_cut() -> None:
+    dialogue = Dialogue(lines=[DialogueLine(speaker="user", text="Hi.", at=AT)])
+    overlong = json.dumps({"summary": "word " * 30_000})
+    with scripted_openai_server() as server:
+        server.script(chat_reply('{"summary": " \\n "}'), chat_reply(overlong))
+        model, endpoint = cognition(server)
+        summary = model.summarise_dialogue(dialogue).summary
+        endpoint.close()
+    assert "text is empty" in server.requests[1]["body"]["messages"][-1]["content"]
+    assert len(summary) == MAX_TEXT_CHARS
+    assert summary.endswith("…")

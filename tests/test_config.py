@@ -63,3 +63,8 @@ def test_a_bad_settings_file_is_named(tmp_path: Path) -> None:
         Settings.from_env({}, file=file)
     with pytest.raises(ConfigurationError, match="cannot read the settings file"):
         Settings.from_env({"GRAPHMEM_CONFIG": str(tmp_path / "missing.toml")})
+    file.write_text('store = "postgres"\n')
+    with pytest.raises(ConfigurationError, match=r"store in .*graphmem.toml: Input should be"):
+        Settings.from_env({}, file=file)
+    with pytest.raises(ConfigurationError, match=r"store \(given\): Input should be"):
+        Settings.from_env({}, store="sqlite")

@@ -7,11 +7,17 @@ pydantic models too, so nothing untyped crosses the port.
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Generic, Literal, Protocol, TypeVar
+from typing import Annotated, Generic, Literal, Protocol, TypeVar
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+from graphmem.model import check_text, fit_text
 
 Output = TypeVar("Output", bound=BaseModel)
+
+NodeText = Annotated[str, AfterValidator(fit_text), AfterValidator(check_text)]
+"""A model's text that becomes a node's: cut to the text limit ("…" marks the cut), refused if
+empty or not valid Unicode (a model's answer is then invalid, as any other schema breach)."""
 
 SYSTEM_RULES = (
     "You are the cognition of a long-term memory for a conversational agent. Conversations may"
@@ -114,7 +120,7 @@ class Dialogue(Question):
 class DialogueSummary(Answer):
     """The substance of a dialogue."""
 
-    summary: str = Field(
+    summary: NodeText = Field(
         description="The substance of the dialogue in at most four sentences: what the user"
         " said, did, felt or plans. Leave out greetings and small talk."
     )
@@ -176,7 +182,7 @@ class Storyline(Answer):
     """An event's storyline after merging a new development."""
 
     title: str = Field(description="The event's title, kept unless the development renames it.")
-    storyline: str = Field(
+    storyline: NodeText = Field(
         description="The storyline with the new development merged in, in order, so that it"
         " keeps the event's line of development; keep dates."
     )
@@ -244,7 +250,9 @@ class InferenceQuestion(Question):
 class Impression(Answer):
     """A statement inferred from another, possibly weakly."""
 
-    statement: str = Field(description="The inferred statement, such as 'The user has a cold'.")
+    statement: NodeText = Field(
+        description="The inferred statement, such as 'The user has a cold'."
+    )
     belief: float = Field(
         ge=0,
         le=1,

@@ -591,7 +591,7 @@ class NetworkXStore:
             return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label and edges per type."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
         with self._lock:
             nodes = {label: len(self._ids.get((owner, label), {})) for label in NODE_LABELS}
             nodes["Session"] = sum(
@@ -945,20 +945,28 @@ class NetworkXStore:
     def _load(self) -> None:
         """Lock the files, read the snapshot, replay the journal and start a fresh one."""
         assert self._path is not None
-        self._path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_file = self._path.with_name(self._path.name + ".lock").open("ab")
+        try:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._lock_file = self._path.with_name(self._path.name + ".lock").open("ab")
+        except OSError as error:
+            raise StoreError(f"cannot open the store at {self._path}: {error.strerror}") from None
         try:
             fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock_file.close()
             self._lock_file = None
             raise StoreError(f"{self._path} is open in another process") from None
-        if self._path.exists():
-            self._read_snapshot(self._path)
-        journal = self._journal_path()
-        self._replay(journal)
-        had_changes = journal.exists() and journal.stat().st_size > 0
-        self._journal = journal.open("a", encoding="utf-8")
+        try:
+            if self._path.exists():
+                self._read_snapshot(self._path)
+            journal = self._journal_path()
+            self._replay(journal)
+            had_changes = journal.exists() and journal.stat().st_size > 0
+            self._journal = journal.open("a", encoding="utf-8")
+        except OSError as error:
+            self._lock_file.close()
+            self._lock_file = None
+            raise StoreError(f"cannot read the store at {self._path}: {error.strerror}") from None
         if had_changes:
             self._snapshot()
 
