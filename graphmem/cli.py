@@ -50,17 +50,21 @@ def run_observe(
                 raise InvalidInputError(
                     f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
                 )
+            at = message.get("at")
             try:
-                at = message.get("at")
+                moment = None if at is None else datetime.fromisoformat(at)
+            except (TypeError, ValueError) as error:
+                raise InvalidInputError(f"line {number}: {error}") from None
+            try:
                 observed = memory.observe(
                     owner,
                     message["text"],
                     message_id=message.get("id"),
-                    at=None if at is None else datetime.fromisoformat(at),
+                    at=moment,
                     speaker=message.get("speaker", "user"),
                     session=message.get("session", ""),
                 )
-            except (InvalidInputError, TypeError, ValueError) as error:
+            except InvalidInputError as error:
                 raise InvalidInputError(f"line {number}: {error}") from None
             except GraphMemError as error:  # the same kind of error, with its line
                 raise type(error)(f"line {number}: {error}") from error
