@@ -504,7 +504,8 @@ def ingest(memory: GraphMem, owner: str, conversation: Conversation, facts: bool
     """
     pending = 0
     for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
-        for turn in turns:
+        session = list(turns)
+        for turn in session:
             observation = memory.observe(
                 owner,
                 turn.text,
@@ -519,7 +520,7 @@ def ingest(memory: GraphMem, owner: str, conversation: Conversation, facts: bool
                 owner,
                 fact.text,
                 message_id=f"{fact.source}#{index}",
-                at=turn.at,
+                at=session[-1].at,
                 speaker="observation",
                 session=f"session_{number}:observations",
             )

@@ -86,12 +86,11 @@ class Settings(BaseModel):
         try:
             return cls.model_validate(values)
         except ValidationError as error:
-            fields = [str(item["loc"][0]) if item["loc"] else "settings" for item in error.errors()]
-            problems = "; ".join(
-                f"{sources.get(field, field)}: {item['msg']}"
-                for field, item in zip(fields, error.errors(), strict=True)
-            )
-            raise ConfigurationError(f"invalid settings: {problems}") from None
+            problems = []
+            for item in error.errors():
+                field = str(item["loc"][0]) if item["loc"] else "settings"
+                problems.append(f"{sources.get(field, field)}: {item['msg']}")
+            raise ConfigurationError(f"invalid settings: {'; '.join(problems)}") from None
 
 
 def _file_values(path: Path) -> dict[str, Any]:

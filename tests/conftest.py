@@ -21,6 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 DIMENSIONS = E5Embedder.dimensions
 
 
+def clean_env() -> dict[str, str]:
+    """The tests' environment without GRAPHMEM_* settings, as on a newcomer's machine."""
+    return {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
+
+
 @dataclass(frozen=True)
 class Neo4jServer:
     """How the tests reach Neo4j, and how they restart it when the tests started it."""

@@ -1,7 +1,6 @@
 """The command line as a user runs it: its verbs, settings and errors (the demo: test_demo.py)."""
 
 import json
-import os
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -16,7 +15,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.store.base import OwnerGraph
 
-from .conftest import ROOT, Neo4jServer
+from .conftest import ROOT, Neo4jServer, clean_env
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -35,8 +34,7 @@ def run_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.Co
 
 
 def test_a_missing_password_is_reported_plainly() -> None:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
-    done = run_cli("demo", "--store", "neo4j", env=env)
+    done = run_cli("demo", "--store", "neo4j", env=clean_env())
     assert done.returncode == 1
     assert done.stderr == "graphmem: the neo4j store needs GRAPHMEM_NEO4J_PASSWORD\n"
 
@@ -88,16 +86,32 @@ def store_arguments(store: str, request: pytest.FixtureRequest, tmp_path: Path) 
 
 def cli(arguments: list[str], *command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """Run one CLI command with the store's flags after it, with no GRAPHMEM_* variables."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
     return subprocess.run(
         [sys.executable, "-m", "graphmem", *command, *arguments],
         cwd=ROOT,
-        env=env,
+        env=clean_env(),
         input=stdin,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+def cli_bytes(
+    arguments: list[str], *command: str, stdin: bytes, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run one CLI command as `cli` does, with raw bytes on stdin (which need not be UTF-8) and
+    `env` added to the environment."""
+    done = subprocess.run(
+        [sys.executable, "-m", "graphmem", *command, *arguments],
+        cwd=ROOT,
+        env=clean_env() | (env or {}),
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )
+    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
+    return subprocess.CompletedProcess(done.args, done.returncode, out, err)
 
 
 MESSAGES = [
@@ -235,14 +249,13 @@ def test_bad_paths_and_bytes_are_named_plainly(tmp_path: Path) -> None:
         assert done.stderr.startswith("graphmem: "), done.stderr
         assert problem in done.stderr, done.stderr
     assert kept.read_text() == "an earlier export\n"  # a failed export leaves the file alone
-    not_utf8 = subprocess.run(
-        [sys.executable, "-m", "graphmem", "observe", "--owner", "ann", *where],
-        cwd=ROOT,
-        env={key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
-        | {"PYTHONIOENCODING": "utf-8:strict"},
-        input=b'{"text": "caf\xe9"}\n',
-        capture_output=True,
-        check=False,
+    not_utf8 = cli_bytes(
+        where,
+        "observe",
+        "--owner",
+        "ann",
+        stdin=b'{"text": "caf\xe9"}\n',
+        env={"PYTHONIOENCODING": "utf-8:strict"},
     )
     assert not_utf8.returncode == 1
-    assert not_utf8.stderr.decode().startswith("graphmem: the input is not UTF-8")
+    assert not_utf8.stderr.startswith("graphmem: the input is not UTF-8")

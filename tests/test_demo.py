@@ -1,7 +1,6 @@
 """`graphmem demo` as a newcomer runs it: every step's mechanism shows, on both stores alike."""
 
 import io
-import os
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from graphmem import demo
 from graphmem.config import Settings
 from graphmem.memory import GraphMem
 
-from .conftest import ROOT, Neo4jServer
+from .conftest import ROOT, Neo4jServer, clean_env
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -42,19 +41,12 @@ def run_demo(
     )
 
 
-def plain_environment() -> dict[str, str]:
-    """The environment without GRAPHMEM_* settings, as on a newcomer's machine."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
-
-
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory: pytest.TempPathFactory) -> Played:
     """The demo through the command line, on the embedded store kept in a file."""
     folder = tmp_path_factory.mktemp("embedded")
     plot = folder / "plot.png"
-    done = run_demo(
-        "--path", str(folder / "graph.json"), "--plot", str(plot), env=plain_environment()
-    )
+    done = run_demo("--path", str(folder / "graph.json"), "--plot", str(plot), env=clean_env())
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return Played(done.stdout, plot)
@@ -188,9 +180,7 @@ def test_the_demo_reads_well_in_a_terminal(embedded: Played) -> None:
 
 def test_the_demo_refuses_a_store_that_knows_its_owner(embedded: Played, tmp_path: Path) -> None:
     path = embedded.plot.parent / "graph.json"
-    done = run_demo(
-        "--path", str(path), "--plot", str(tmp_path / "plot.png"), env=plain_environment()
-    )
+    done = run_demo("--path", str(path), "--plot", str(tmp_path / "plot.png"), env=clean_env())
     assert done.returncode == 1
     assert done.stdout == ""
     assert done.stderr == (

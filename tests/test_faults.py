@@ -7,7 +7,6 @@ the client's retries, which stops the sleep job until it is run again.
 """
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -38,7 +37,7 @@ from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
 
-from .conftest import Neo4jServer
+from .conftest import Neo4jServer, clean_env
 from .test_sleep_crash import CONVERSATION, JOB_AT, START, canonical, check_counts, observe_all
 from .test_store_sleep import rounded
 
@@ -213,7 +212,7 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
         pytest.fail("this test restarts Neo4j: run it on the server the tests start themselves")
     messages = messages_file(tmp_path / "messages.jsonl")
     environment = {
-        **{key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")},
+        **clean_env(),
         "GRAPHMEM_STORE": "neo4j",
         "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
         "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
@@ -251,9 +250,7 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     messages = messages_file(tmp_path / "messages.jsonl")
-    environment = {
-        key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")
-    }
+    environment = clean_env()
     if store == "neo4j":
         server: Neo4jServer = request.getfixturevalue("neo4j_server")
         environment["GRAPHMEM_STORE"] = "neo4j"

@@ -22,9 +22,7 @@ The figure (inputs tried, crashes, injections per channel) is printed when the m
 import asyncio
 import json
 import math
-import os
 import subprocess
-import sys
 import traceback
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -58,9 +56,9 @@ from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import ROOT, Neo4jServer
-from .test_cli import cli
-from .test_mcp import Launch, clean_env, connected
+from .conftest import ROOT, Neo4jServer, clean_env
+from .test_cli import cli, cli_bytes
+from .test_mcp import Launch, connected
 from .test_mcp import run as run_async
 from .test_mcp import text as tool_text
 
@@ -921,23 +919,6 @@ def test_hostile_lines_are_stored_verbatim_by_the_command_line(
         if raw is not None and schema_before is not None:
             tally.note("injection", *raw.injections(schema_before, [owner, bystander]))
     assert not tally.problems(), tally.problems()
-
-
-def cli_bytes(
-    arguments: list[str], *command: str, stdin: bytes
-) -> subprocess.CompletedProcess[str]:
-    """Run one CLI command with raw bytes on stdin (which need not be UTF-8)."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
-    done = subprocess.run(
-        [sys.executable, "-m", "graphmem", *command, *arguments],
-        cwd=ROOT,
-        env=env,
-        input=stdin,
-        capture_output=True,
-        check=False,
-    )
-    out, err = (stream.decode(errors="replace") for stream in (done.stdout, done.stderr))
-    return subprocess.CompletedProcess(done.args, done.returncode, out, err)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """`graphmem mcp` end to end: the server as a process, driven by the MCP SDK's own client."""
 
 import asyncio
-import os
 import socket
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from graphmem.model import Turn
 from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import ROOT, Neo4jServer
+from .conftest import ROOT, Neo4jServer, clean_env
 
 T = TypeVar("T")
 
@@ -53,11 +52,6 @@ def networkx_launch(tmp_path: Path) -> Launch:
         clean_env(),
         lambda: NetworkXStore.open(path),
     )
-
-
-def clean_env() -> dict[str, str]:
-    """The tests' environment without GRAPHMEM_* settings, so that only the flags count."""
-    return {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
 
 
 @pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])

@@ -18,7 +18,6 @@ import ipaddress
 import itertools
 import json
 import logging
-import os
 import socket
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from graphmem.memory import GraphMem
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.testing import Reply, chat_reply, embeddings_reply
 
-from .conftest import ROOT, Neo4jServer
+from .conftest import ROOT, Neo4jServer, clean_env
 
 NEO4J_SECRET = "pw-7f3a9c-graphmem-neo4j-secret"
 API_KEY = "sk-4d2b8e-graphmem-openai-secret"
@@ -157,9 +156,7 @@ def test_an_unreachable_neo4j_keeps_the_password_out_of_errors_and_logs(
 def test_the_command_line_reports_neo4j_failures_without_the_password(
     failure: str, request: pytest.FixtureRequest
 ) -> None:
-    environment = {
-        name: value for name, value in os.environ.items() if not name.startswith("GRAPHMEM_")
-    }
+    environment = clean_env()
     environment["GRAPHMEM_NEO4J_PASSWORD"] = NEO4J_SECRET
     with closed_port() as port:
         if failure == "refused":
