@@ -1,0 +1,238 @@
+"""What bounds graphmem's LoCoMo figures: the ceiling of the signals, speakers, recall's steps.
+
+    python benchmarks/locomo_limits.py DATA.json [--store networkx|neo4j] [--out RESULT.json]
+
+Three measurements behind the figures issue 6 asks for and graphmem does not reach:
+
+ceiling: for a depth d of 10, 20 and 50, the share of each question's evidence turns found in
+the union of the top d turns of the four baselines of benchmarks/locomo.py (bm25, dense:e5,
+rrf:e5, context+session:e5), per category. A union of four top-10 lists holds up to 40 turns: a
+ranking made of these signals would have to fit into 10 what they spread over up to 40.
+
+speakers: for the questions that name exactly one of the conversation's two speakers, the share
+of their evidence turns spoken by the speaker named, per category. It shows why weighting the
+named speaker's turns helps some categories and costs others (adversarial questions ask one
+speaker about what the other said).
+
+recall steps (--store neo4j only): graphmem ingests the conversations (offline cognition, as
+benchmarks/locomo.py does), then recalls every question in peek mode twice (the first pass warms
+the server) while each store read of the second pass is timed: calls per recall, mean and p95
+milliseconds of each, and of the whole recall; the rest of a recall (the query's embedding, from
+the benchmark's cache, and the scoring) runs in Python. Neo4j's address comes from GRAPHMEM_*
+variables (graphmem.config); the owners are forgotten at the end.
+
+These read questions and evidence to describe the data; no method uses what they find.
+"""
+
+import argparse
+import gc
+import json
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from locomo import (
+    BASELINES,
+    CACHE,
+    CATEGORIES,
+    Sample,
+    Vectors,
+    embed_all,
+    generative_agents_scores,
+    ingest_all,
+    load,
+)
+
+from graphmem.config import Settings
+from graphmem.embedding import CachedEmbedder, E5Embedder
+from graphmem.memory import GraphMem
+from graphmem.store.neo4j import Neo4jStore
+
+DEPTHS = (10, 20, 50)
+TIMED_READS = (
+    "find_similar_memories",
+    "find_memories_mentioning",
+    "find_neighbours",
+    "links_among",
+)
+"""The store reads a recall makes (a peek recall writes nothing)."""
+
+
+def percent(values: list[float]) -> float:
+    """The mean of shares (0-1) as a percentage with one decimal."""
+    return round(100 * statistics.fmean(values), 1)
+
+
+def ceiling(samples: list[Sample], vectors: dict[str, Vectors]) -> dict[str, dict[str, float]]:
+    """Per depth, the evidence found in the union of the baselines' top turns, by category."""
+    rankers = [scorer for scorer in BASELINES.values() if scorer is not generative_agents_scores]
+    result = {}
+    for depth in DEPTHS:
+        found: dict[str, list[float]] = defaultdict(list)
+        for sample in samples:
+            conversation = sample.conversation
+            tops = [
+                np.argsort(-scorer(conversation, vectors[conversation.sample_id]), axis=1)[
+                    :, :depth
+                ]
+                for scorer in rankers
+            ]
+            for index, gold in enumerate(sample.gold):
+                union = {conversation.turns[turn].id for top in tops for turn in top[index]}
+                share = len(union & gold.evidence) / len(gold.evidence)
+                found[CATEGORIES[gold.category]].append(share)
+                found["overall"].append(share)
+        order = [*CATEGORIES.values(), "overall"]
+        result[str(depth)] = {name: percent(found[name]) for name in order if name in found}
+    return result
+
+
+def speakers(samples: list[Sample]) -> dict[str, dict[str, float]]:
+    """Per category, questions naming one speaker and the share of evidence that speaker said."""
+    named_questions: dict[str, int] = defaultdict(int)
+    by_named: dict[str, list[float]] = defaultdict(list)
+    for sample in samples:
+        conversation = sample.conversation
+        speaker_of = {turn.id: turn.speaker for turn in conversation.turns}
+        names = sorted(set(speaker_of.values()))
+        for question, gold in zip(conversation.questions, sample.gold, strict=True):
+            named = [name for name in names if re.search(rf"\b{re.escape(name)}\b", question)]
+            if len(named) != 1:
+                continue
+            category = CATEGORIES[gold.category]
+            named_questions[category] += 1
+            by_named[category] += [speaker_of[turn] == named[0] for turn in gold.evidence]
+    return {
+        category: {
+            "questions": named_questions[category],
+            "evidence_by_named_speaker": percent(by_named[category]),
+        }
+        for category in CATEGORIES.values()
+        if category in by_named
+    }
+
+
+class TimedNeo4jStore(Neo4jStore):
+    """The Neo4j store, timing each of the reads a recall makes."""
+
+    def __init__(self, *arguments: Any, **keywords: Any) -> None:
+        super().__init__(*arguments, **keywords)
+        self.seconds: dict[str, list[float]] = defaultdict(list)
+
+    def find_similar_memories(self, *arguments: Any, **keywords: Any) -> Any:
+        """Timed."""
+        return self._timed("find_similar_memories", super().find_similar_memories)(
+            *arguments, **keywords
+        )
+
+    def find_memories_mentioning(self, *arguments: Any, **keywords: Any) -> Any:
+        """Timed."""
+        return self._timed("find_memories_mentioning", super().find_memories_mentioning)(
+            *arguments, **keywords
+        )
+
+    def find_neighbours(self, *arguments: Any, **keywords: Any) -> Any:
+        """Timed."""
+        return self._timed("find_neighbours", super().find_neighbours)(*arguments, **keywords)
+
+    def links_among(self, *arguments: Any, **keywords: Any) -> Any:
+        """Timed."""
+        return self._timed("links_among", super().links_among)(*arguments, **keywords)
+
+    def _timed(self, name: str, read: Callable[..., Any]) -> Callable[..., Any]:
+        """The read, adding its wall time to `seconds[name]`."""
+
+        def timed(*arguments: Any, **keywords: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return read(*arguments, **keywords)
+            finally:
+                self.seconds[name].append(time.perf_counter() - started)
+
+        return timed
+
+
+def milliseconds(seconds: list[float]) -> dict[str, float]:
+    """Mean and p95 of durations, in milliseconds with one decimal."""
+    p95 = statistics.quantiles(seconds, n=20, method="inclusive")[18]
+    return {"mean_ms": round(1000 * statistics.fmean(seconds), 1), "p95_ms": round(1000 * p95, 1)}
+
+
+def recall_steps(samples: list[Sample]) -> dict[str, dict[str, float]]:
+    """Ingest on Neo4j, recall every question in peek mode, and time each store read."""
+    settings = Settings.from_env(store="neo4j")
+    assert settings.neo4j_password is not None, "set GRAPHMEM_NEO4J_PASSWORD"
+    store = TimedNeo4jStore.connect(
+        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database
+    )
+    assert isinstance(store, TimedNeo4jStore)  # connect makes the class it is called on
+    embedder = CachedEmbedder(E5Embedder(), CACHE)
+    store.prepare(embedder.dimensions)
+    recalls = []
+    with GraphMem(store, embedder) as memory:
+        owners = ingest_all(memory, samples, facts=False).owners
+        gc.freeze()  # as benchmarks/locomo.py does: no collector pauses from the harness's data
+        for timed in (False, True):  # a first pass warms the server, as locomo.py's peek pass
+            store.seconds.clear()
+            for sample in samples:
+                conversation = sample.conversation
+                for question in conversation.questions:
+                    started = time.perf_counter()
+                    memory.recall(
+                        owners[conversation.sample_id],
+                        question,
+                        at=conversation.last_at,
+                        peek=True,
+                    )
+                    if timed:
+                        recalls.append(time.perf_counter() - started)
+        for owner in owners.values():
+            memory.forget(owner)
+    steps = {
+        name: {"calls_per_recall": round(len(store.seconds[name]) / len(recalls), 2)}
+        | milliseconds(store.seconds[name])
+        for name in TIMED_READS
+    }
+    return steps | {"recall": {"calls_per_recall": 1.0} | milliseconds(recalls)}
+
+
+def print_table(title: str, rows: dict[str, dict[str, float]]) -> None:
+    """A markdown table: one row per key, one column per measure."""
+    columns = list(next(iter(rows.values())))
+    print(f"\n{title}\n\n| | {' | '.join(columns)} |\n|---|{'---|' * len(columns)}")
+    for name, row in rows.items():
+        print(f"| {name} | {' | '.join(str(row.get(column, '-')) for column in columns)} |")
+
+
+def main() -> None:
+    """Measure, print the tables, write JSON when asked."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
+    parser.add_argument("--out", type=Path)
+    arguments = parser.parse_args()
+    samples = load(arguments.data)
+    vectors, _cost = embed_all(samples)
+    result: dict[str, Any] = {
+        "data": str(arguments.data),
+        "ceiling": ceiling(samples, vectors),
+        "speakers": speakers(samples),
+    }
+    print_table("Evidence in the union of the baselines' top d turns (%)", result["ceiling"])
+    print_table("Questions naming one speaker: evidence that speaker said (%)", result["speakers"])
+    if arguments.store == "neo4j":
+        print("ingesting on Neo4j, then timing recalls", file=sys.stderr, flush=True)
+        result["recall_steps"] = recall_steps(samples)
+        print_table("A peek recall's store reads on Neo4j", result["recall_steps"])
+    if arguments.out:
+        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
