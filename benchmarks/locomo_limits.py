@@ -77,10 +77,10 @@ def ceiling(samples: list[Sample], vectors: dict[str, Vectors]) -> dict[str, dic
         found: dict[str, list[float]] = defaultdict(list)
         for sample in samples:
             conversation = sample.conversation
-            tops = [
-                np.argsort(-scorer(conversation, vectors[conversation.sample_id]), axis=1)[
-                    :, :depth
-                ]
+            tops = [  # ties in turn order, as benchmarks/locomo.py ranks
+                np.argsort(
+                    -scorer(conversation, vectors[conversation.sample_id]), axis=1, kind="stable"
+                )[:, :depth]
                 for scorer in rankers
             ]
             for index, gold in enumerate(sample.gold):
