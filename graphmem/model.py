@@ -73,20 +73,22 @@ def check_identifier(identifier: object) -> str:
     return identifier
 
 
+def _check_label(value: object, what: str) -> str:
+    """Return value if it is at most MAX_ID_CHARS characters of valid Unicode (may be empty)."""
+    value = _check_string(value, what)
+    if len(value) > MAX_ID_CHARS:
+        raise ValueError(f"{what} must be at most {MAX_ID_CHARS} characters")
+    return value
+
+
 def check_session(session: object) -> str:
     """Return a session key unchanged if it is at most 256 characters of valid Unicode."""
-    session = _check_string(session, "session")
-    if len(session) > MAX_ID_CHARS:
-        raise ValueError(f"session must be at most {MAX_ID_CHARS} characters")
-    return session
+    return _check_label(session, "session")
 
 
 def check_speaker(speaker: object) -> str:
     """Return a speaker unchanged if it is at most 256 characters of valid Unicode."""
-    speaker = _check_string(speaker, "speaker")
-    if len(speaker) > MAX_ID_CHARS:
-        raise ValueError(f"speaker must be at most {MAX_ID_CHARS} characters")
-    return speaker
+    return _check_label(speaker, "speaker")
 
 
 def _in_utc(moment: datetime) -> datetime:
