@@ -1,6 +1,7 @@
 """The wheel carries cypher/, and every .cypher file is a documented single statement in use."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -83,3 +84,12 @@ def test_each_cypher_file_has_a_header_and_one_statement(path: Path) -> None:
 def test_each_cypher_file_is_used_by_the_store(path: Path) -> None:
     source = (ROOT / "graphmem" / "store" / "neo4j.py").read_text()
     assert f'"{path.stem}"' in source
+
+
+def test_the_launcher_and_docker_compose_run_the_same_neo4j() -> None:
+    pom = (ROOT / "launcher" / "pom.xml").read_text()
+    compose = (ROOT / "docker-compose.yml").read_text()
+    [version] = re.findall(r"<neo4j.version>([^<]+)</neo4j.version>", pom)
+    [image] = re.findall(r"image: neo4j:(\S+)", compose)
+    assert image == f"{version}-community"
+    assert int(version.split(".")[0]) >= 2026  # filtered vector search (cypher/schema.cypher)
