@@ -1,24 +1,28 @@
 """Tier scaling on Neo4j: shallow and deep recall, wake-up and re-tier as memories grow.
 
-    python benchmarks/scale.py [--sizes 10000 100000 1000000] [--queries 40]
+    python benchmarks/scale.py [--sizes 10000 100000 1000000] [--owners 1] [--queries 40]
         [--out RESULT.json] [--plot scale.png]
 
 Needs a running Neo4j: GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start). For
-each size N it loads one owner, `scale-N`, with N synthetic memories (skipped when that owner
-already has them, so sizes can be added across runs): random unit embeddings of 384 dimensions,
-texts of eight words drawn from a 5,000-word vocabulary, each memory RELATED to three earlier
-ones (mean degree 6, weights 0.1-1), attention and tiers as the tier policy puts them (1,000,
-10,000 and 100,000 memories in tiers 0-2, the rest in tier 3). Query embeddings are random
-too, so the figures are the store's and the scoring's, not the embedder's.
+each size N it loads N synthetic memories spread over --owners owners, `scale-N` for one owner,
+`scale-N-of-K-i` for K (memory j goes to owner j mod K; skipped when the owners already have
+them, so sizes can be added across runs): texts of eight words drawn from a 5,000-word
+vocabulary, embedded in 384 dimensions as the normalised sum of a random direction per word
+plus noise (`WordsEmbedder`: texts sharing words are near, as with a real embedder; random
+vectors would leave every memory about equally far from every query), each memory RELATED to
+three earlier ones of its owner (mean degree 6, weights 0.1-1), attention and tiers as the
+tier policy puts them in each owner (1,000, 10,000 and 100,000 memories in tiers 0-2, the rest
+in tier 3). Queries are three random words embedded the same way, so the figures are the
+store's and the scoring's, not an embedding model's.
 
-Measured per size: shallow recall (motivation 0: tier 0 only), deep recall (motivation 10:
-every tier), both in peek mode; the wake-up step of the ten memories a shallow recall returns;
-and one re-tier a week later (memories examined per second). Recall p50/p95 over --queries
-queries (deep recall over at most 5 at sizes above 100,000: it scans every memory).
+Measured per size, over --queries queries spread over up to 10 owners: shallow recall
+(motivation 0: tier 0 only), deep recall (motivation 10: every tier), both in peek mode; the
+vector index's recall@20 in a deep search against an exact top 20 computed with numpy from the
+same generated embeddings; the wake-up step of the ten memories a shallow recall returns; and
+one re-tier of the first owner a week later (memories examined per second).
 """
 
 import argparse
-import hashlib
 import json
 import os
 import statistics
@@ -35,7 +39,7 @@ from graphmem.embedding import Purpose
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.memory import GraphMem
-from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Node, Tier, Turn
+from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.retrieval import RecallPolicy
 from graphmem.store.base import OwnerGraph
 from graphmem.store.neo4j import Neo4jStore
@@ -46,30 +50,48 @@ VOCABULARY = [f"w{number:04d}" for number in range(5_000)]
 LOADED_AT = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-class RandomEmbedder:
-    """Unit vectors drawn from a seed made of the text: the same text, the same vector."""
+WORD_VECTORS = np.random.default_rng(2026).standard_normal((len(VOCABULARY), DIMENSIONS))
+"""A random direction per word: a text's embedding is the sum of its words' (bag of words)."""
 
-    name = "random-384"
+
+class WordsEmbedder:
+    """Embeds a text as the normalised sum of its words' random directions (a bag of words).
+
+    Texts sharing words are near each other, as with a real embedder; a random vector per text
+    would make every memory almost equally far from every query.
+    """
+
+    name = "words-384"
     dimensions = DIMENSIONS
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[list[float]]:
-        """A random unit vector per text."""
-        return [unit_vectors(1, _seed(text))[0] for text in texts]
+        """The normalised sum of each text's word vectors."""
+        return embed_words([text.split() for text in texts], noise=None).tolist()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-def _seed(text: str) -> int:
-    """A stable seed from a text."""
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
-
-
-def unit_vectors(count: int, seed: int) -> list[list[float]]:
-    """`count` random unit vectors."""
-    vectors = np.random.default_rng(seed).standard_normal((count, DIMENSIONS))
+def embed_words(texts: Sequence[Sequence[str]], noise: np.ndarray | None) -> np.ndarray:
+    """Unit vectors: each text's word vectors summed, plus `noise` (a row per text) if given."""
+    indexes = {word: number for number, word in enumerate(VOCABULARY)}
+    vectors = np.stack(
+        [WORD_VECTORS[[indexes[word] for word in words]].sum(axis=0) for words in texts]
+    )
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors.astype(np.float32).tolist()  # type: ignore[no-any-return]
+    if noise is not None:
+        vectors += noise
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors.astype(np.float32)
+
+
+def batch_texts(size: int, start: int) -> tuple[list[list[str]], np.ndarray]:
+    """The texts of a load batch (eight words each) and their memories' embeddings."""
+    count = min(BATCH, size - start)
+    rng = np.random.default_rng(size * 1_000 + start)
+    texts = [list(rng.choice(VOCABULARY, 8)) for _ in range(count)]
+    noise = 0.5 * rng.standard_normal((count, DIMENSIONS)) / np.sqrt(DIMENSIONS)
+    return texts, embed_words(texts, noise)
 
 
 def tier_and_level(index: int, tiers: TierPolicy, rng: np.random.Generator) -> tuple[Tier, float]:
@@ -80,21 +102,34 @@ def tier_and_level(index: int, tiers: TierPolicy, rng: np.random.Generator) -> t
     return tier, float(rng.uniform(floors[tier + 1], floors[tier]))
 
 
-def load(store: Neo4jStore, owner: str, size: int, tiers: TierPolicy) -> float:
-    """Load `size` synthetic memories for an owner; return the seconds it took."""
+def owner_names(size: int, owners: int) -> list[str]:
+    """The owners that hold a size's memories."""
+    if owners == 1:
+        return [f"scale-{size}"]
+    return [f"scale-{size}-of-{owners}-{number}" for number in range(owners)]
+
+
+def embeddings(size: int) -> np.ndarray:
+    """Every memory's embedding of a size, in load order (as `load` generates them)."""
+    return np.concatenate([batch_texts(size, start)[1] for start in range(0, size, BATCH)])
+
+
+def load(store: Neo4jStore, owners: list[str], size: int, tiers: TierPolicy) -> float:
+    """Load `size` synthetic memories over the owners; return the seconds it took."""
     started = time.perf_counter()
     rng = np.random.default_rng(size)
     for start in range(0, size, BATCH):
         count = min(BATCH, size - start)
-        vectors = unit_vectors(count, size * 1_000 + start)
-        nodes: list[Node] = []
-        links: list[tuple[str, str, Link]] = []
+        texts, vectors = batch_texts(size, start)
+        graphs = {owner: OwnerGraph(nodes=[], links=[]) for owner in owners}
         for offset in range(count):
             index = start + offset
-            text = " ".join(rng.choice(VOCABULARY, 8))
+            owner, rank = owners[index % len(owners)], index // len(owners)
+            nodes, links = graphs[owner].nodes, graphs[owner].links
+            text = " ".join(texts[offset])
             at = LOADED_AT - timedelta(minutes=size - index)
             turn = Turn(id=f"t{index}", owner=owner, text=text, created_at=at)
-            tier, level = tier_and_level(index, tiers, rng)
+            tier, level = tier_and_level(rank, tiers, rng)
             memory = Memory(
                 id=f"m{index}",
                 owner=owner,
@@ -106,23 +141,29 @@ def load(store: Neo4jStore, owner: str, size: int, tiers: TierPolicy) -> float:
                     long_term=level, long_term_at=LOADED_AT, short_term=0.0, short_term_at=at
                 ),
                 tier=tier,
-                embedding=vectors[offset],
+                embedding=vectors[offset].tolist(),
                 accessed_at=at,
             )
             nodes += [turn, memory]
             links.append(
                 ("Memory", "Turn", Link(type=LinkType.FROM, source=memory.id, target=turn.id))
             )
-            for target in rng.integers(0, index, size=min(3, index)):
+            for target in rng.integers(0, rank, size=min(3, rank)):
                 related = Link(
                     type=LinkType.RELATED,
                     source=memory.id,
-                    target=f"m{target}",
+                    target=f"m{target * len(owners) + index % len(owners)}",
                     weight=round(float(rng.uniform(0.1, 1.0)), 3),
                 )
                 links.append(("Memory", "Memory", related))
-        store.load(owner, OwnerGraph(nodes=nodes, links=links))
-        print(f"  loaded {start + count:,} of {size:,}", flush=True)
+        for owner, graph in graphs.items():
+            if graph.nodes:
+                store.load(owner, graph)
+        seconds = time.perf_counter() - started
+        print(
+            f"  loaded {start + count:,} of {size:,} ({(start + count) / seconds:,.0f}/s)",
+            flush=True,
+        )
     return time.perf_counter() - started
 
 
@@ -135,15 +176,40 @@ def percentiles(seconds: list[float]) -> dict[str, float]:
     }
 
 
+def index_recall(
+    store: Neo4jStore, owners: list[str], size: int, queries: int, depth: int = 20
+) -> float:
+    """Mean share of the exact top `depth` (numpy, every tier) that a deep search finds."""
+    vectors = embeddings(size)
+    rng = np.random.default_rng(11)
+    shares = []
+    for number in range(queries):
+        owner = owners[number % min(10, len(owners))]
+        mine = np.arange(owners.index(owner), size, len(owners))
+        query = embed_words([list(rng.choice(VOCABULARY, 3))], noise=None)[0]
+        exact = mine[np.argsort(-(vectors[mine] @ query), kind="stable")[:depth]]
+        found = store.find_similar_memories(owner, query.tolist(), depth, Tier.DEEP)
+        shares.append(len({f"m{index}" for index in exact} & {item.memory.id for item in found}))
+    return round(sum(shares) / (depth * queries), 4)
+
+
 def measure(
-    memory: GraphMem, store: Neo4jStore, owner: str, size: int, queries: int
+    memory: GraphMem, store: Neo4jStore, owners: list[str], size: int, queries: int
 ) -> dict[str, Any]:
-    """Recall, wake-up and re-tier timings for one owner."""
+    """Recall, wake-up and re-tier timings over up to ten of the owners."""
     rng = np.random.default_rng(7)
-    texts = [" ".join(rng.choice(VOCABULARY, 3)) for _ in range(queries)]
+    asked = [
+        (owners[number % min(10, len(owners))], " ".join(rng.choice(VOCABULARY, 3)))
+        for number in range(queries)
+    ]
     now = LOADED_AT + timedelta(hours=1)
+    recall_at_20 = index_recall(store, owners, size, queries)
     shallow, deep, wake = [], [], []
-    for text in texts:
+    for owner, text in asked:
+        started = time.perf_counter()
+        memory.recall(owner, text, k=10, motivation=10, peek=True, at=now)
+        deep.append(time.perf_counter() - started)
+    for owner, text in asked:
         started = time.perf_counter()
         found = memory.recall(owner, text, k=10, motivation=0, peek=True, at=now)
         shallow.append(time.perf_counter() - started)
@@ -151,17 +217,16 @@ def measure(
         started = time.perf_counter()
         store.wake(owner, ids, now, AttentionPolicy(), TierPolicy())
         wake.append(time.perf_counter() - started)
-    for text in texts[: 5 if size > 100_000 else queries]:
-        started = time.perf_counter()
-        memory.recall(owner, text, k=10, motivation=10, peek=True, at=now)
-        deep.append(time.perf_counter() - started)
-    examined = min(size, sum(TierPolicy().capacities)) + queries * 10
+    per_owner = size // len(owners)
+    examined = min(per_owner, sum(TierPolicy().capacities)) + queries * 10
     started = time.perf_counter()
-    moves = memory.retier(owner, at=LOADED_AT + timedelta(days=7))
+    moves = memory.retier(owners[0], at=LOADED_AT + timedelta(days=7))
     retier_seconds = time.perf_counter() - started
     return {
+        "owners": len(owners),
+        "index_recall_at_20": recall_at_20,
         "shallow_recall": percentiles(shallow),
-        "deep_recall": percentiles(deep) if len(deep) > 1 else {"p50_ms": 1000 * deep[0]},
+        "deep_recall": percentiles(deep),
         "wake": percentiles(wake),
         "retier": {
             "seconds": round(retier_seconds, 2),
@@ -189,7 +254,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
     axes.set_yscale("log")
     axes.set_xlabel("memories of one owner")
     axes.set_ylabel("milliseconds")
-    axes.set_title("graphmem on Neo4j 5.26: cost as memories grow")
+    axes.set_title("graphmem on Neo4j 2026.08: cost as memories grow")
     axes.grid(True, which="both", alpha=0.3)
     axes.legend(fontsize=8)
     figure.tight_layout()
@@ -200,6 +265,7 @@ def main() -> None:
     """Load each size if needed, measure, print a table, write JSON and a plot."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--owners", type=int, default=1)
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--plot", type=Path)
@@ -211,28 +277,32 @@ def main() -> None:
         os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j"),
     )
     store.prepare(DIMENSIONS)
-    memory = GraphMem(store, RandomEmbedder(), recall_policy=RecallPolicy(rethinks=0))
+    memory = GraphMem(store, WordsEmbedder(), recall_policy=RecallPolicy(rethinks=0))
     results: dict[str, Any] = (
         json.loads(arguments.out.read_text()) if arguments.out and arguments.out.exists() else {}
     )
     for size in arguments.sizes:
-        owner = f"scale-{size}"
-        present = store.count_graph(owner).nodes["Memory"]
-        print(f"{size:,} memories ({present:,} present)", flush=True)
-        seconds = load(store, owner, size, TierPolicy()) if present < size else None
-        results[str(size)] = {**measure(memory, store, owner, size, arguments.queries)}
+        owners = owner_names(size, arguments.owners)
+        present = store.count_graph(owners[-1]).nodes.get("Memory", 0) * len(owners)
+        print(f"{size:,} memories over {len(owners):,} owners ({present:,} present)", flush=True)
+        seconds = load(store, owners, size, TierPolicy()) if present < size else None
+        results[str(size)] = {**measure(memory, store, owners, size, arguments.queries)}
         if seconds is not None:
             results[str(size)]["load_seconds"] = round(seconds, 1)
         if arguments.out:
             arguments.out.write_text(json.dumps(results, indent=2) + "\n")
     memory.close()
-    print("| memories | shallow p50 / p95 | deep p50 / p95 | wake p50 / p95 | re-tier /s |")
-    print("|---|---|---|---|---|")
+    print(
+        "| memories | owners | index recall@20 | shallow p50 / p95 | deep p50 / p95 |"
+        " wake p50 / p95 | re-tier /s |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for size in sorted(results, key=int):
         row = results[size]
         shallow, deep, wake = row["shallow_recall"], row["deep_recall"], row["wake"]
         print(
-            f"| {int(size):,} | {shallow['p50_ms']} / {shallow['p95_ms']} ms"
+            f"| {int(size):,} | {row.get('owners', 1):,} | {row.get('index_recall_at_20', '-')}"
+            f" | {shallow['p50_ms']} / {shallow['p95_ms']} ms"
             f" | {deep['p50_ms']} / {deep.get('p95_ms', '-')} ms"
             f" | {wake['p50_ms']} / {wake['p95_ms']} ms"
             f" | {row['retier']['memories_per_second']:,} |"

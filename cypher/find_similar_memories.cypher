@@ -1,16 +1,27 @@
-// Purpose: the owner's memories in tiers $shallowest..$deepest most similar to an embedding
-//          (exact cosine; the (owner, tier) index bounds a shallow search by the hot tier's
-//          capacity, and lets a recall that thinks again read only the tiers it has not read),
-//          best first with ties broken by id, each with its source turns oldest first.
-//          Dialogue summaries are left out: they restate their turns' memories.
-// Parameters: $owner, $embedding (list of floats), $limit, $shallowest and $deepest (0-3).
+// Purpose: the owner's memories in tiers $shallowest..$deepest most similar to an embedding,
+//          found inside the vector index (filtered there by owner and tier, so the cost does not
+//          grow with other owners' memories or with tiers not searched; the index answers
+//          exactly when the filter leaves few memories and approximately over many, hence the
+//          over-fetch $fetch, measured in benchmarks/scale.py), best first with ties broken by
+//          id, each with its source turns oldest first. A recall that thinks again reads only
+//          the tiers it has not read. Dialogue summaries are left out: they restate their
+//          turns' memories.
+// Parameters: $owner, $embedding (list of floats), $limit, $fetch (nearest neighbours asked of
+//             the index, >= $limit), $shallowest and $deepest (0-3).
 // Returns: one row: found, a list, best first, of {memory (properties, embedding left out,
 //          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
 //          properties, likewise)}. One record with a list, and date-times as text, because the
 //          Python driver spends ~25 us on every record and ~40 us on every DateTime.
-MATCH (m:Memory {owner: $owner})
-WHERE $shallowest <= m.tier <= $deepest AND m.kind <> 'summary'
-WITH m, vector.similarity.cosine(m.embedding, $embedding) AS score
+CYPHER 25
+MATCH (m:Memory)
+  SEARCH m IN (
+    VECTOR INDEX memory_vectors
+    FOR $embedding
+    WHERE m.owner = $owner AND m.tier >= $shallowest AND m.tier <= $deepest
+    LIMIT $fetch
+  ) SCORE AS score
+WITH m, score
+WHERE m.kind <> 'summary'
 ORDER BY score DESC, m.id ASC
 LIMIT $limit
 CALL (m) {

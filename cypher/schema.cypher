@@ -1,12 +1,16 @@
 // Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, turns by
 //          (owner, session, position), the marks of work to do (each property exists only while
 //          true, so its index holds only the marked nodes), events by (owner, category), the
-//          memory vector index, and fulltext indexes over memory texts (with the owner, so a
-//          query can be narrowed to one owner inside Lucene): one over all memories, one over
-//          the label Hot that mirrors tier 0, so a shallow search never reads deeper tiers.
-//          Idempotent.
+//          memory vector index (owner and tier as its filter properties, so a similarity search
+//          is narrowed to one owner's tiers inside the index; unquantized: the default binary
+//          quantization loses most of the true nearest neighbours), and fulltext indexes over
+//          memory texts (with the owner, so a query can be narrowed to one owner inside Lucene):
+//          one over all memories, one over the label Hot that mirrors tier 0, so a shallow search
+//          never reads deeper tiers. Drops memory_embedding, the unfiltered vector index that
+//          graphmem made on Neo4j 5.26, which SEARCH cannot filter. Idempotent.
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
+//          Vector statements need Cypher 25 (the server's default language is still Cypher 5).
 CREATE CONSTRAINT turn_key IF NOT EXISTS FOR (n:Turn) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT memory_key IF NOT EXISTS FOR (n:Memory) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.owner, n.id) IS UNIQUE;
@@ -23,8 +27,11 @@ CREATE INDEX turn_awaiting_summary IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.awa
 CREATE INDEX memory_awaiting_consolidation IF NOT EXISTS
 FOR (n:Memory) ON (n.owner, n.awaiting_consolidation);
 CREATE INDEX event_category IF NOT EXISTS FOR (n:Event) ON (n.owner, n.category);
-CREATE VECTOR INDEX memory_embedding IF NOT EXISTS FOR (n:Memory) ON (n.embedding)
-OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+DROP INDEX memory_embedding IF EXISTS;
+CYPHER 25 CREATE VECTOR INDEX memory_vectors IF NOT EXISTS
+FOR (n:Memory) ON (n.embedding) WITH [n.owner, n.tier]
+OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine',
+                       `vector.quantization.enabled`: false}};
 CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.owner]
 OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
 CREATE FULLTEXT INDEX hot_memory_text IF NOT EXISTS FOR (n:Hot) ON EACH [n.text, n.owner]

@@ -2,5 +2,5 @@
 // Parameters: none.
 // Returns: dimensions (one row; none when the index does not exist).
 SHOW VECTOR INDEXES YIELD name, options
-WHERE name = 'memory_embedding'
+WHERE name = 'memory_vectors'
 RETURN options.indexConfig.`vector.dimensions` AS dimensions

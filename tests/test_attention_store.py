@@ -11,7 +11,11 @@ from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.base import Store, Woken
 
+from .conftest import DIMENSIONS
+
 START = datetime(2026, 9, 1, 8, tzinfo=UTC)
+UNIT = [1.0] + [0.0] * (DIMENSIONS - 1)
+"""Every memory's embedding here, of the size of the Neo4j vector index (which skips others)."""
 POLICY = AttentionPolicy()
 TIERS = TierPolicy()
 
@@ -37,7 +41,7 @@ def add(
         importance=level,
         attention=Attention(long_term=level, long_term_at=at, short_term=0.0, short_term_at=at),
         tier=tier,
-        embedding=vector if vector is not None else [1.0, 0.0, 0.0],
+        embedding=vector if vector is not None else UNIT,
         accessed_at=at,
     )
     store.save_memories(turn, [memory])
@@ -49,7 +53,7 @@ def related(source: str, target: str, weight: float) -> Link:
 
 
 def attention_of(store: Store, owner: str, name: str) -> Memory:
-    found = store.find_similar_memories(owner, [1.0, 0.0, 0.0], 1000)
+    found = store.find_similar_memories(owner, UNIT, 1000)
     return next(item.memory for item in found if item.memory.id == name)
 
 
@@ -127,9 +131,7 @@ def test_shallow_search_sees_only_the_hot_tier(store: Store, owner: str) -> None
     def found(deepest: Tier, shallowest: Tier = Tier.HOT) -> list[str]:
         return sorted(
             item.memory.id
-            for item in store.find_similar_memories(
-                owner, [1.0, 0, 0], 10, deepest, shallowest=shallowest
-            )
+            for item in store.find_similar_memories(owner, UNIT, 10, deepest, shallowest=shallowest)
         )
 
     assert found(Tier.HOT) == ["hot"]
@@ -146,8 +148,7 @@ def test_retier_sinks_the_faded_and_the_overflow(store: Store, owner: str) -> No
     later = START + timedelta(days=90)  # 6.0 fades to 0.75: tier 3
     moves = store.retier(owner, later, POLICY, tiers)
     tiers_now = {
-        item.memory.id: item.memory.tier
-        for item in store.find_similar_memories(owner, [1.0, 0, 0], 10)
+        item.memory.id: item.memory.tier for item in store.find_similar_memories(owner, UNIT, 10)
     }
     # 9 -> 1.125, 8 -> 1.0, 7 -> 0.875, 6 -> 0.75 after 90 days: all sink by attention.
     assert tiers_now == {
@@ -166,9 +167,7 @@ def test_retier_overflow_keeps_the_most_attended(store: Store, owner: str) -> No
     for number, level in enumerate([9.0, 8.0, 7.0, 6.0]):
         add(store, owner, f"m{number}", level=level)
     assert store.retier(owner, START, POLICY, tiers) == 2
-    hot = sorted(
-        item.memory.id for item in store.find_similar_memories(owner, [1.0, 0, 0], 10, Tier.HOT)
-    )
+    hot = sorted(item.memory.id for item in store.find_similar_memories(owner, UNIT, 10, Tier.HOT))
     assert hot == ["m0", "m1"]
     level = current_attention(attention_of(store, owner, "m3").attention, START, POLICY)
     assert level == pytest.approx(6.0)
@@ -201,7 +200,7 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
     )
 
     def found(words: list[str], deepest: Tier = Tier.DEEP) -> list[str]:
-        hits = store.find_memories_mentioning(owner, words, [1.0, 0.0, 0.0], 10, deepest)
+        hits = store.find_memories_mentioning(owner, words, UNIT, 10, deepest)
         assert all(item.similarity == pytest.approx(1.0) for item in hits)
         return sorted(item.memory.id for item in hits)
 
@@ -209,7 +208,7 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
     assert found(["dumpl"], Tier.COOL) == ["dinner", "recipe"]
     assert found(["牛奶"]) == ["milk"]
     assert found(["sailb"]) == []
-    assert store.find_memories_mentioning(owner + "-other", ["dumpl"], [1.0, 0, 0], 10) == []
+    assert store.find_memories_mentioning(owner + "-other", ["dumpl"], UNIT, 10) == []
 
 
 def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
@@ -223,7 +222,7 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     store.save_memories(turn, [kite])
 
     def shallow() -> list[str]:
-        hits = store.find_memories_mentioning(owner, ["kite"], [1.0, 0, 0], 10, Tier.HOT)
+        hits = store.find_memories_mentioning(owner, ["kite"], UNIT, 10, Tier.HOT)
         return [item.memory.id for item in hits]
 
     assert shallow() == []
@@ -231,9 +230,9 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     assert shallow() == ["kite"]
     store.retier(owner, START + timedelta(days=60), POLICY, TIERS)
     assert shallow() == []
-    assert [
-        m.memory.id for m in store.find_memories_mentioning(owner, ["kite"], [1.0, 0, 0], 10)
-    ] == ["kite"]
+    assert [m.memory.id for m in store.find_memories_mentioning(owner, ["kite"], UNIT, 10)] == [
+        "kite"
+    ]
 
 
 def test_concurrent_wakes_lose_no_increment(store: Store, owner: str) -> None:
