@@ -3,6 +3,7 @@
 import urllib.request
 from datetime import UTC, datetime
 
+import neo4j  # noqa: TID251
 import pytest
 from pydantic import SecretStr
 
@@ -67,3 +68,36 @@ def test_the_password_never_appears_in_errors(neo4j_server: Neo4jServer) -> None
         Neo4jStore.connect(neo4j_server.uri, "neo4j", SecretStr(secret), "neo4j")
     assert secret not in str(caught.value)
     assert secret not in repr(caught.value)
+
+
+def test_prepare_replaces_the_unfiltered_vector_index_of_neo4j_5(
+    neo4j_server: Neo4jServer, owner: str, embedder: CachedEmbedder
+) -> None:
+    at = datetime(2026, 6, 1, tzinfo=UTC)
+    store = neo4j_server.store()
+    GraphMem(store, embedder).observe(owner, "I'm allergic to milk.", message_id="m1", at=at)
+    store.close()
+    auth = (neo4j_server.user, neo4j_server.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=auth) as driver:
+        driver.execute_query("DROP INDEX memory_vectors", database_="neo4j")
+        driver.execute_query(  # the index graphmem made on Neo4j 5.26, which SEARCH cannot filter
+            "CREATE VECTOR INDEX memory_embedding FOR (n:Memory) ON (n.embedding) OPTIONS"
+            " {indexConfig: {`vector.dimensions`: $dimensions,"
+            " `vector.similarity_function`: 'cosine'}}",
+            {"dimensions": DIMENSIONS},
+            database_="neo4j",
+        )
+        store = neo4j_server.store()
+        try:
+            [found] = GraphMem(store, embedder).recall(owner, "milk", k=5, peek=True).memories
+        finally:
+            store.close()
+        records, _summary, _keys = driver.execute_query(
+            "SHOW VECTOR INDEXES YIELD name, state"
+            " WHERE name IN ['memory_embedding', 'memory_vectors'] RETURN name, state",
+            database_="neo4j",
+        )
+    assert [(record["name"], record["state"]) for record in records] == [
+        ("memory_vectors", "ONLINE")
+    ]
+    assert found.memory.text == "I'm allergic to milk."

@@ -150,6 +150,9 @@ NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
 MAX_SEARCH_TERMS = 32
 """At most this many query terms go into one Lucene query."""
 
+VECTOR_INDEX_WAIT = 300
+"""Seconds `prepare` waits for the vector index to come online."""
+
 VECTOR_FETCH = 200
 """Nearest neighbours asked of the vector index per similarity search, of which the best `limit`
 are kept: the index's graph search is approximate over many memories and finds nearly all of
@@ -217,7 +220,7 @@ class Neo4jStore:
         return store
 
     def prepare(self, dimensions: int) -> None:
-        """Create constraints and indexes if missing; check the vector index size."""
+        """Create constraints and indexes if missing; check the vector index size; wait for it."""
         for statement in load_statements("schema"):
             self._run(statement, {"dimensions": dimensions})
         rows = self._run(load_statement("vector_index_dimensions"), {})
@@ -226,6 +229,14 @@ class Neo4jStore:
                 f"the Neo4j vector index holds {rows[0]['dimensions']}-dimensional embeddings"
                 f" but the embedder makes {dimensions}; use the same embedder or a new database"
             )
+        try:
+            self._run(load_statement("await_vector_index"), {"seconds": VECTOR_INDEX_WAIT})
+        except StoreError as error:
+            raise StoreError(
+                f"the Neo4j vector index memory_vectors is not online after {VECTOR_INDEX_WAIT} s"
+                " (it is being built over the memories already stored: about 25 minutes a"
+                f" million on two cores); open the store again later ({error})"
+            ) from error
 
     def save_turn(self, turn: Turn) -> Turn:
         """Store a turn unless its owner already has one with its id; return the stored turn."""
