@@ -53,6 +53,8 @@ LOADED_AT = datetime(2026, 1, 1, tzinfo=UTC)
 WORD_VECTORS = np.random.default_rng(2026).standard_normal((len(VOCABULARY), DIMENSIONS))
 """A random direction per word: a text's embedding is the sum of its words' (bag of words)."""
 
+WORD_INDEX = {word: number for number, word in enumerate(VOCABULARY)}
+
 
 class WordsEmbedder:
     """Embeds a text as the normalised sum of its words' random directions (a bag of words).
@@ -66,32 +68,32 @@ class WordsEmbedder:
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[list[float]]:
         """The normalised sum of each text's word vectors."""
-        return embed_words([text.split() for text in texts], noise=None).tolist()  # type: ignore[no-any-return]
+        words = np.array([[WORD_INDEX[word] for word in text.split()] for text in texts])
+        return embed_words(words, noise=None).tolist()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-def embed_words(texts: Sequence[Sequence[str]], noise: np.ndarray | None) -> np.ndarray:
-    """Unit vectors: each text's word vectors summed, plus `noise` (a row per text) if given."""
-    indexes = {word: number for number, word in enumerate(VOCABULARY)}
-    vectors = np.stack(
-        [WORD_VECTORS[[indexes[word] for word in words]].sum(axis=0) for words in texts]
-    )
+def embed_words(words: np.ndarray, noise: np.ndarray | None) -> np.ndarray:
+    """Unit vectors: each row of word numbers' vectors summed, plus `noise` (a row each)."""
+    vectors = WORD_VECTORS[words].sum(axis=1)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     if noise is not None:
         vectors += noise
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors.astype(np.float32)
+    return vectors.astype(np.float32)  # type: ignore[no-any-return]
 
 
-def batch_texts(size: int, start: int) -> tuple[list[list[str]], np.ndarray]:
+def batch_texts(size: int, start: int) -> tuple[list[str], np.ndarray]:
     """The texts of a load batch (eight words each) and their memories' embeddings."""
     count = min(BATCH, size - start)
     rng = np.random.default_rng(size * 1_000 + start)
-    texts = [list(rng.choice(VOCABULARY, 8)) for _ in range(count)]
+    words = rng.integers(0, len(VOCABULARY), (count, 8))
     noise = 0.5 * rng.standard_normal((count, DIMENSIONS)) / np.sqrt(DIMENSIONS)
-    return texts, embed_words(texts, noise)
+    return [" ".join(VOCABULARY[number] for number in row) for row in words], embed_words(
+        words, noise
+    )
 
 
 def tier_and_level(index: int, tiers: TierPolicy, rng: np.random.Generator) -> tuple[Tier, float]:
@@ -126,7 +128,7 @@ def load(store: Neo4jStore, owners: list[str], size: int, tiers: TierPolicy) -> 
             index = start + offset
             owner, rank = owners[index % len(owners)], index // len(owners)
             nodes, links = graphs[owner].nodes, graphs[owner].links
-            text = " ".join(texts[offset])
+            text = texts[offset]
             at = LOADED_AT - timedelta(minutes=size - index)
             turn = Turn(id=f"t{index}", owner=owner, text=text, created_at=at)
             tier, level = tier_and_level(rank, tiers, rng)
@@ -186,7 +188,7 @@ def index_recall(
     for number in range(queries):
         owner = owners[number % min(10, len(owners))]
         mine = np.arange(owners.index(owner), size, len(owners))
-        query = embed_words([list(rng.choice(VOCABULARY, 3))], noise=None)[0]
+        query = embed_words(rng.integers(0, len(VOCABULARY), (1, 3)), noise=None)[0]
         exact = mine[np.argsort(-(vectors[mine] @ query), kind="stable")[:depth]]
         found = store.find_similar_memories(owner, query.tolist(), depth, Tier.DEEP)
         shares.append(len({f"m{index}" for index in exact} & {item.memory.id for item in found}))
