@@ -85,9 +85,9 @@ def embed_words(words: np.ndarray, noise: np.ndarray | None) -> np.ndarray:
     return vectors.astype(np.float32)  # type: ignore[no-any-return]
 
 
-def batch_texts(size: int, start: int) -> tuple[list[str], np.ndarray]:
+def batch_texts(size: int, start: int, batch: int) -> tuple[list[str], np.ndarray]:
     """The texts of a load batch (eight words each) and their memories' embeddings."""
-    count = min(BATCH, size - start)
+    count = min(batch, size - start)
     rng = np.random.default_rng(size * 1_000 + start)
     words = rng.integers(0, len(VOCABULARY), (count, 8))
     noise = 0.5 * rng.standard_normal((count, DIMENSIONS)) / np.sqrt(DIMENSIONS)
@@ -111,18 +111,29 @@ def owner_names(size: int, owners: int) -> list[str]:
     return [f"scale-{size}-of-{owners}-{number}" for number in range(owners)]
 
 
-def embeddings(size: int) -> np.ndarray:
+def batch_size(owners: int) -> int:
+    """Memories a load batch generates: BATCH, or 200 an owner when that is more."""
+    return max(BATCH, 200 * owners)
+
+
+def embeddings(size: int, owners: int) -> np.ndarray:
     """Every memory's embedding of a size, in load order (as `load` generates them)."""
-    return np.concatenate([batch_texts(size, start)[1] for start in range(0, size, BATCH)])
+    batch = batch_size(owners)
+    return np.concatenate([batch_texts(size, start, batch)[1] for start in range(0, size, batch)])
 
 
-def load(store: Neo4jStore, owners: list[str], size: int, tiers: TierPolicy) -> float:
-    """Load `size` synthetic memories over the owners; return the seconds it took."""
+def load(store: Neo4jStore, owners: list[str], size: int, tiers: TierPolicy, present: int) -> float:
+    """Load `size` synthetic memories over the owners; return the seconds it took.
+
+    Starts at the first batch that the `present` memories do not complete: each batch is
+    generated from a seed of its own, so an interrupted load resumes where it stopped.
+    """
     started = time.perf_counter()
-    rng = np.random.default_rng(size)
-    for start in range(0, size, BATCH):
-        count = min(BATCH, size - start)
-        texts, vectors = batch_texts(size, start)
+    batch = batch_size(len(owners))
+    for start in range(present // batch * batch, size, batch):
+        count = min(batch, size - start)
+        rng = np.random.default_rng([size, start])
+        texts, vectors = batch_texts(size, start, batch)
         graphs = {owner: OwnerGraph(nodes=[], links=[]) for owner in owners}
         for offset in range(count):
             index = start + offset
@@ -162,8 +173,9 @@ def load(store: Neo4jStore, owners: list[str], size: int, tiers: TierPolicy) -> 
             if graph.nodes:
                 store.load(owner, graph)
         seconds = time.perf_counter() - started
+        rate = (start + count - present // batch * batch) / seconds
         print(
-            f"  loaded {start + count:,} of {size:,} ({(start + count) / seconds:,.0f}/s)",
+            f"  loaded {start + count:,} of {size:,} ({rate:,.0f}/s)",
             flush=True,
         )
     return time.perf_counter() - started
@@ -182,7 +194,7 @@ def index_recall(
     store: Neo4jStore, owners: list[str], size: int, queries: int, depth: int = 20
 ) -> float:
     """Mean share of the exact top `depth` (numpy, every tier) that a deep search finds."""
-    vectors = embeddings(size)
+    vectors = embeddings(size, len(owners))
     rng = np.random.default_rng(11)
     shares = []
     for number in range(queries):
@@ -191,8 +203,9 @@ def index_recall(
         query = embed_words(rng.integers(0, len(VOCABULARY), (1, 3)), noise=None)[0]
         exact = mine[np.argsort(-(vectors[mine] @ query), kind="stable")[:depth]]
         found = store.find_similar_memories(owner, query.tolist(), depth, Tier.DEEP)
-        shares.append(len({f"m{index}" for index in exact} & {item.memory.id for item in found}))
-    return round(sum(shares) / (depth * queries), 4)
+        found_ids = {item.memory.id for item in found}
+        shares.append(len({f"m{index}" for index in exact} & found_ids) / len(exact))
+    return round(sum(shares) / queries, 4)
 
 
 def measure(
@@ -287,7 +300,7 @@ def main() -> None:
         owners = owner_names(size, arguments.owners)
         present = store.count_graph(owners[-1]).nodes.get("Memory", 0) * len(owners)
         print(f"{size:,} memories over {len(owners):,} owners ({present:,} present)", flush=True)
-        seconds = load(store, owners, size, TierPolicy()) if present < size else None
+        seconds = load(store, owners, size, TierPolicy(), present) if present < size else None
         results[str(size)] = {**measure(memory, store, owners, size, arguments.queries)}
         if seconds is not None:
             results[str(size)]["load_seconds"] = round(seconds, 1)
