@@ -13,8 +13,9 @@
 // Returns: one row: found, a list, by memory id, of {memory (properties, embedding left out,
 //          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
 //          properties, likewise)}; see find_similar_memories.cypher for why.
-MATCH (given:Memory {owner: $owner})
-WHERE given.id IN $ids
+UNWIND $ids AS id
+WITH DISTINCT id
+MATCH (given:Memory {owner: $owner, id: id})
 CALL (given) {
   MATCH (given)-[:FROM]->(t:Turn)
   MATCH (near:Turn {owner: $owner, session: t.session})

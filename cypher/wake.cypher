@@ -15,8 +15,9 @@
 //             attention of tiers 0, 1 and 2).
 // Returns: one row: woken, a list of {id, label, used, short_term_gain, tier}, one per node whose
 //          attention rose, by label and id (one record: see find_similar_memories.cypher).
-MATCH (u:Memory {owner: $owner})
-WHERE u.id IN $ids
+UNWIND $ids AS id
+WITH DISTINCT id
+MATCH (u:Memory {owner: $owner, id: id})
 WITH collect(u) AS used
 CALL (used) {
   UNWIND used AS u
