@@ -82,6 +82,8 @@ def test_a_killed_writer_loses_no_acknowledged_write(tmp_path: Path, seed: int) 
             writer.send_signal(signal.SIGKILL)
             break
     writer.wait()
+    for line in writer.stdout:  # what it acknowledged between our last read and the kill
+        acknowledged = int(line)
     writer.stdout.close()
     assert writer.returncode == -signal.SIGKILL
 
