@@ -115,13 +115,10 @@ class Conversation:
     sample_id: str
     turns: list[DialogueTurn]
     questions: list[str]
+    asked_at: datetime
+    """The moment every question is asked (LoCoMo: the time of the last session)."""
     facts: dict[int, list[DatasetFact]]
     summaries: dict[int, str]
-
-    @property
-    def last_at(self) -> datetime:
-        """The time of the last session: the moment every question is asked."""
-        return self.turns[-1].at
 
 
 @dataclass(frozen=True)
@@ -216,7 +213,7 @@ def read_sample(item: dict[str, Any]) -> Sample:
             questions.append(qa["question"])
             gold.append(Gold(qa["category"], used))
     facts, summaries = dataset_extractions(item, known)
-    conversation = Conversation(item["sample_id"], turns, questions, facts, summaries)
+    conversation = Conversation(item["sample_id"], turns, questions, turns[-1].at, facts, summaries)
     return Sample(conversation, gold, fixes, skipped=len(item["qa"]) - len(questions))
 
 
@@ -351,7 +348,7 @@ def rrf_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
 def generative_agents_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
     """ga: recency before the last session + constant importance + cosine, normalised, summed."""
     hours = np.array(
-        [(conversation.last_at - turn.at).total_seconds() / 3600 for turn in conversation.turns]
+        [(conversation.asked_at - turn.at).total_seconds() / 3600 for turn in conversation.turns]
     )
     recency = normalised(RECENCY_PER_HOUR**hours)
     importance = 1.0  # a constant, which min-max normalises to 1 for every turn
@@ -404,17 +401,25 @@ BASELINES: dict[str, Scorer] = {
 }
 
 
-def embed_all(samples: list[Sample]) -> tuple[dict[str, Vectors], dict[str, float]]:
-    """e5 embeddings of every sample's turns and questions, through the cache; and their cost."""
+def embed_all(
+    conversations: list[Conversation], cache: Path = CACHE
+) -> tuple[dict[str, Vectors], dict[str, float]]:
+    """e5 embeddings of every conversation's turns and questions, through a cache; their cost."""
     started = time.perf_counter()
-    with closing(CachedEmbedder(E5Embedder(), CACHE)) as embedder:
-        vectors = {
-            sample.conversation.sample_id: Vectors(
-                np.array(embedder.embed([t.text for t in sample.conversation.turns], "passage")),
-                np.array(embedder.embed(sample.conversation.questions, "query")),
+    vectors = {}
+    with closing(CachedEmbedder(E5Embedder(), cache)) as embedder:
+        for number, conversation in enumerate(conversations, start=1):
+            vectors[conversation.sample_id] = Vectors(
+                np.array(embedder.embed([turn.text for turn in conversation.turns], "passage")),
+                np.array(embedder.embed(conversation.questions, "query")),
             )
-            for sample in samples
-        }
+            if len(conversations) > 5:
+                print(
+                    f"embedded {number}/{len(conversations)}: {embedder.computed} texts computed"
+                    f" in {time.perf_counter() - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         computed = embedder.computed
     seconds = time.perf_counter() - started
     print(f"embedded ({computed} texts computed) in {seconds:.1f} s", file=sys.stderr, flush=True)
@@ -422,13 +427,12 @@ def embed_all(samples: list[Sample]) -> tuple[dict[str, Vectors], dict[str, floa
 
 
 def run_baseline(
-    scorer: Scorer, samples: list[Sample], vectors: dict[str, Vectors], k: int
+    scorer: Scorer, conversations: list[Conversation], vectors: dict[str, Vectors], k: int
 ) -> MethodRun:
     """A baseline's top k turns for every question, and the seconds scoring took."""
     started = time.perf_counter()
     rankings = {}
-    for sample in samples:
-        conversation = sample.conversation
+    for conversation in conversations:
         scores = scorer(conversation, vectors[conversation.sample_id])
         best = np.argsort(-scores, axis=1, kind="stable")[:, :k]
         rankings[conversation.sample_id] = [
@@ -459,11 +463,10 @@ class DatasetCognition(OfflineCognition):
         return DialogueSummary(summary=summary)
 
 
-def dataset_cognition(samples: list[Sample]) -> DatasetCognition:
+def dataset_cognition(conversations: list[Conversation]) -> DatasetCognition:
     """A DatasetCognition that knows every session's first turn and first observation."""
     summaries = {}
-    for sample in samples:
-        conversation = sample.conversation
+    for conversation in conversations:
         for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
             first = next(turns)
             summary = conversation.summaries.get(number)
@@ -475,17 +478,23 @@ def dataset_cognition(samples: list[Sample]) -> DatasetCognition:
     return DatasetCognition(summaries)
 
 
-def open_memory(store: str, cognition: str, folder: Path, samples: list[Sample]) -> GraphMem:
+def open_memory(
+    store: str,
+    cognition: str,
+    folder: Path,
+    conversations: list[Conversation],
+    cache: Path = CACHE,
+) -> GraphMem:
     """A GraphMem with the chosen store and cognition, e5 embeddings from the benchmark's cache."""
     settings = Settings.from_env(
         store=store,
         cognition="offline" if cognition == "dataset" else cognition,
         embedder="e5",
-        embedding_cache=CACHE,
+        embedding_cache=cache,
         path=folder / "graph.json",
     )
     if cognition == "dataset":
-        return GraphMem.open(settings, cognition=dataset_cognition(samples))
+        return GraphMem.open(settings, cognition=dataset_cognition(conversations))
     return GraphMem.open(settings)
 
 
@@ -533,14 +542,13 @@ def source_turn(turn_id: str) -> str:
     return turn_id.split("#", maxsplit=1)[0]
 
 
-def ingest_all(memory: GraphMem, samples: list[Sample], facts: bool) -> Ingestion:
+def ingest_all(memory: GraphMem, conversations: list[Conversation], facts: bool) -> Ingestion:
     """Ingest each conversation under a fresh owner, reporting progress on stderr."""
     owners = {}
     pending = done = 0
     started = time.perf_counter()
-    for number, sample in enumerate(samples, start=1):
-        conversation = sample.conversation
-        owner = f"locomo-{conversation.sample_id}-{secrets.token_hex(4)}"
+    for number, conversation in enumerate(conversations, start=1):
+        owner = f"bench-{conversation.sample_id}-{secrets.token_hex(4)}"
         pending += ingest(memory, owner, conversation, facts)
         owners[conversation.sample_id] = owner
         done += len(conversation.turns)
@@ -548,7 +556,7 @@ def ingest_all(memory: GraphMem, samples: list[Sample], facts: bool) -> Ingestio
             done += sum(len(session) for session in conversation.facts.values())
         seconds = time.perf_counter() - started
         print(
-            f"ingested {conversation.sample_id} ({number}/{len(samples)}): {done} turns"
+            f"ingested {conversation.sample_id} ({number}/{len(conversations)}): {done} turns"
             f" in {seconds:.0f} s, {done / seconds:.1f} turns/s",
             file=sys.stderr,
             flush=True,
@@ -567,22 +575,21 @@ def ingest_all(memory: GraphMem, samples: list[Sample], facts: bool) -> Ingestio
 
 def recall_pass(
     memory: GraphMem,
-    samples: list[Sample],
+    conversations: list[Conversation],
     owners: dict[str, str],
     k: int,
     *,
     memories: int,
     peek: bool,
 ) -> MethodRun:
-    """Recall every question at its conversation's last session; the top k source turns.
+    """Recall every question when it is asked; the top k source turns.
 
     graphmem is asked for `memories` memories a question.
     """
     calls_before, _ = model_usage(memory)
     rankings: dict[str, list[list[str]]] = {}
     seconds = []
-    for sample in samples:
-        conversation = sample.conversation
+    for conversation in conversations:
         rankings[conversation.sample_id] = []
         for question in conversation.questions:
             started = time.perf_counter()
@@ -590,7 +597,7 @@ def recall_pass(
                 owners[conversation.sample_id],
                 question,
                 k=min(MAX_RECALL, memories),
-                at=conversation.last_at,
+                at=conversation.asked_at,
                 peek=peek,
             )
             seconds.append(time.perf_counter() - started)
@@ -608,14 +615,16 @@ def recall_pass(
     return MethodRun(rankings, cost)
 
 
-def run_graphmem(samples: list[Sample], store: str, cognition: str, k: int) -> dict[str, MethodRun]:
+def run_graphmem(
+    conversations: list[Conversation], store: str, cognition: str, k: int, cache: Path = CACHE
+) -> dict[str, MethodRun]:
     """Ingest, then recall every question twice: peek first, then waking, as an agent recalls."""
     name = f"graphmem:{store}:{cognition}"
     with (
         tempfile.TemporaryDirectory() as folder,
-        open_memory(store, cognition, Path(folder), samples) as memory,
+        open_memory(store, cognition, Path(folder), conversations, cache) as memory,
     ):
-        ingestion = ingest_all(memory, samples, facts=cognition == "dataset")
+        ingestion = ingest_all(memory, conversations, facts=cognition == "dataset")
         # The harness's own long-lived objects (the dataset, the baselines' indexes) would make
         # Python's cyclic collector pause recalls for ~70 ms now and then: set them aside, as a
         # long-running agent process would after start-up.
@@ -623,8 +632,9 @@ def run_graphmem(samples: list[Sample], store: str, cognition: str, k: int) -> d
         # In dataset mode an observation and the turn it came from are two memories of one
         # turn: graphmem is asked for twice as many memories, so that k distinct turns remain.
         memories = 2 * k if cognition == "dataset" else k
-        peek = recall_pass(memory, samples, ingestion.owners, k, memories=memories, peek=True)
-        waking = recall_pass(memory, samples, ingestion.owners, k, memories=memories, peek=False)
+        owners = ingestion.owners
+        peek = recall_pass(memory, conversations, owners, k, memories=memories, peek=True)
+        waking = recall_pass(memory, conversations, owners, k, memories=memories, peek=False)
     return {
         name: MethodRun(waking.rankings, {**ingestion.cost, **waking.cost}),
         f"{name}:peek": MethodRun(peek.rankings, {**ingestion.cost, **peek.cost}),
@@ -751,13 +761,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
     samples = load(arguments.data, arguments.conversations)
+    conversations = [sample.conversation for sample in samples]
 
-    vectors, embedding = embed_all(samples)
+    vectors, embedding = embed_all(conversations)
     runs = {
-        name: run_baseline(scorer, samples, vectors, arguments.k)
+        name: run_baseline(scorer, conversations, vectors, arguments.k)
         for name, scorer in BASELINES.items()
     }
-    runs.update(run_graphmem(samples, arguments.store, arguments.cognition, arguments.k))
+    runs.update(run_graphmem(conversations, arguments.store, arguments.cognition, arguments.k))
     methods = {name: summary(judge_all(run, samples), run.cost) for name, run in runs.items()}
 
     print_tables(methods, samples)

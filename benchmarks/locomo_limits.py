@@ -181,12 +181,13 @@ def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], di
     assert isinstance(store, TimedNeo4jStore)  # connect makes the class it is called on
     embedder = CachedEmbedder(E5Embedder(), CACHE)
     store.prepare(embedder.dimensions)
+    conversations = [sample.conversation for sample in samples]
     with GraphMem(store, embedder) as memory:
-        owners = ingest_all(memory, samples, facts=False).owners
+        owners = ingest_all(memory, conversations, facts=False).owners
         gc.freeze()  # as benchmarks/locomo.py does: no collector pauses from the harness's data
-        recall_pass(memory, samples, owners, K, memories=K, peek=True)  # warms the server
+        recall_pass(memory, conversations, owners, K, memories=K, peek=True)  # warms the server
         store.seconds.clear()
-        timed = recall_pass(memory, samples, owners, K, memories=K, peek=True)
+        timed = recall_pass(memory, conversations, owners, K, memories=K, peek=True)
         for owner in owners.values():
             memory.forget(owner)
     recalls = sum(len(sample.conversation.questions) for sample in samples)
@@ -214,7 +215,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
     samples = load(arguments.data)
-    vectors, _cost = embed_all(samples)
+    vectors, _cost = embed_all([sample.conversation for sample in samples])
     result: dict[str, Any] = {
         "data": str(arguments.data),
         "ceiling": ceiling(samples, vectors),

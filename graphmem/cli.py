@@ -322,7 +322,11 @@ def parser() -> argparse.ArgumentParser:
     recall = commands.add_parser(
         "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
     )
-    recall.add_argument("query")
+    recall.add_argument(
+        "query",
+        help="a question, or the recent conversation, one turn a line ('speaker: text'), the"
+        " latest last; '-' reads it from standard input",
+    )
     recall.add_argument("-k", type=int, default=10, help="memories to return (default 10)")
     recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
     recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
@@ -378,7 +382,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_recall(
             settings,
             arguments.owner,
-            arguments.query,
+            sys.stdin.read() if arguments.query == "-" else arguments.query,
             k=arguments.k,
             motivation=arguments.motivation,
             weights=arguments.weights,

@@ -16,6 +16,7 @@ from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
 from graphmem.memory import MAX_RECALL, GraphMem, Observation, Recall, SleepReport
 from graphmem.model import check_owner
+from graphmem.retrieval import QueryTurn
 
 try:
     from mcp.server import MCPServer
@@ -113,7 +114,14 @@ class MemoryTools:
 
     def recall(
         self,
-        query: Annotated[str, Field(description="the question or topic to remember about")],
+        query: Annotated[
+            str | list[QueryTurn],
+            Field(
+                description="the question or topic to remember about, or the recent"
+                " conversation as a list of {speaker, text} turns, oldest first (the latest turn"
+                " not spoken by the assistant weighs most)"
+            ),
+        ],
         *,
         owner: OwnerArgument = None,
         k: Annotated[int, Field(description=f"how many memories to return, 1-{MAX_RECALL}")] = 10,

@@ -1,10 +1,11 @@
 """The facade an agent holds: observe what it perceives, recall what relates to a query."""
 
 import logging
+import math
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from itertools import zip_longest
@@ -39,6 +40,7 @@ from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy, depth_for, tier_for
 from graphmem.model import (
+    MAX_TEXT_CHARS,
     Impression,
     Link,
     LinkType,
@@ -47,13 +49,18 @@ from graphmem.model import (
     Tier,
     Turn,
     check_owner,
+    check_speaker,
     check_text,
 )
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint, ResponseCache
 from graphmem.retrieval import (
     DEFAULT_PRESET,
+    FOCUS_SHARE,
     PRESETS,
+    QUERY_EMBEDDING_CHARS,
     Components,
+    Query,
+    QueryTurn,
     RecallPolicy,
     Weights,
     score,
@@ -62,16 +69,11 @@ from graphmem.sleep import AWAITING_BATCH, Sleep
 from graphmem.store.base import GraphCounts, Impressed, OwnerGraph, SimilarMemory, Store, Woken
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
-from graphmem.terms import terms
 
 MAX_RECALL = 100
 """The most memories one recall returns."""
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
-QUERY_EMBEDDING_CHARS = 2_000
-"""A recall embeds the first 2,000 characters of its query (about one 512-token window of the
-offline embedder, which would take a minute over 100,000 characters), so that the embedding
-keeps within the recall budget; the shared-words search reads the whole query."""
 
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
@@ -273,6 +275,32 @@ def _aware(moment: object) -> datetime:
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("at must be timezone-aware")
     return moment
+
+
+def _query(query: object) -> Query:
+    """Return a recall's query as a Query if it is a text or a list of turns, else ValueError."""
+    if isinstance(query, str):
+        return Query.of(check_text(query))
+    if not isinstance(query, Sequence) or not query:
+        raise ValueError(
+            "query must be a text or a non-empty list of {speaker, text} turns,"
+            f" not {type(query).__name__}"
+        )
+    turns = []
+    for index, turn in enumerate(query):
+        if isinstance(turn, Mapping) and set(turn) <= {"speaker", "text"} and "text" in turn:
+            turns.append(
+                QueryTurn(
+                    speaker=check_speaker(turn.get("speaker", "")), text=check_text(turn["text"])
+                )
+            )
+        elif isinstance(turn, QueryTurn):
+            turns.append(turn)
+        else:
+            raise ValueError(f"query turn {index} must be {{speaker, text}}, not {turn!r:.80}")
+    if sum(len(turn.text) for turn in turns) > MAX_TEXT_CHARS:
+        raise ValueError(f"query has more than {MAX_TEXT_CHARS} characters")
+    return Query(turns=turns)
 
 
 def _checked(check: Callable[[object], T], value: object) -> T:
@@ -579,7 +607,7 @@ class GraphMem:
     def recall(
         self,
         owner: str,
-        query: str,
+        query: str | Sequence[QueryTurn | Mapping[str, str]],
         *,
         k: int = 10,
         motivation: float | None = None,
@@ -590,15 +618,17 @@ class GraphMem:
     ) -> Recall:
         """The owner's k memories best related to the query, with their turns and reasons.
 
-        Motivation (0-10; by default the query's own attention label) sets how deep the search
-        goes; when the best relevance stays below the sufficiency threshold, recall thinks again
-        with raised motivation. The returned memories are used and wake their neighbours,
-        unless `peek` is set. Past its time budget (RecallPolicy.budget_seconds unless given)
-        recall stops thinking again and skips association, ranks what it has, and names what
-        it skipped in `cut_short`.
+        The query is a question, or the recent conversation: a list of {speaker, text} turns
+        or a text of several lines ("speaker: text" each); its latest turn not spoken by the
+        agent weighs most (retrieval.Query). Motivation (0-10; by default the focus's own
+        attention label) sets how deep the search goes; when the best relevance stays below
+        the sufficiency threshold, recall thinks again with raised motivation. The returned
+        memories are used and wake their neighbours, unless `peek` is set. Past its time
+        budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
+        skips association, ranks what it has, and names what it skipped in `cut_short`.
         """
         _checked(check_owner, owner)
-        _checked(check_text, query)
+        asked = _checked(_query, query)
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_RECALL:
             raise InvalidInputError(
                 f"k is {k!r}; it must be a whole number between 1 and {MAX_RECALL}"
@@ -616,13 +646,13 @@ class GraphMem:
         budget = _Budget(self._recall.budget_seconds if budget_seconds is None else budget_seconds)
         chosen_weights = PRESETS[weights] if isinstance(weights, str) else weights
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
-        [embedding] = self._embedder.embed([query[:QUERY_EMBEDDING_CHARS]], "query")
+        embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
         searched: Tier | None = None  # the deepest tier read so far; each is read once
         if motivation is None:
             dense = self._read_deeper(owner, embedding, dense, searched, Tier.HOT)
             searched = Tier.HOT
-            motivation = self._motivation(query, dense[:WORKING_MEMORY], now)
+            motivation = self._motivation(asked.focus, dense[:WORKING_MEMORY], now)
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)
@@ -637,13 +667,13 @@ class GraphMem:
             if budget.spent("thinking again"):
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
-        candidates, seeds = self._candidates(owner, query, embedding, dense, depth)
+        candidates, seeds = self._candidates(owner, asked, embedding, dense, depth)
         found = candidates
         if not budget.spent("association"):
             found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
         links = self._store.links_among(owner, [item.memory.id for item in found]) if found else []
         scored = score(
-            query,
+            asked,
             found,
             links,
             now=now,
@@ -659,7 +689,7 @@ class GraphMem:
             woken = self._store.wake(owner, used, now, self._attention, self._tiers)
         return Recall(
             owner=owner,
-            query=query,
+            query=asked.text,
             motivation=motivation,
             attempts=attempts,
             memories=[
@@ -719,10 +749,25 @@ class GraphMem:
         ranked = sorted(dense + deeper, key=lambda item: (-item.similarity, item.memory.id))
         return ranked[:limit]
 
+    def _query_embedding(self, query: Query) -> list[float]:
+        """The query's embedding: of its focus, moved towards its context if it is a dialogue."""
+        if not query.is_dialogue:
+            [embedding] = self._embedder.embed([query.focus[:QUERY_EMBEDDING_CHARS]], "query")
+            return embedding
+        focus, context = self._embedder.embed(
+            [query.focus[:QUERY_EMBEDDING_CHARS], query.context], "query"
+        )
+        mixed = [
+            FOCUS_SHARE * along + (1 - FOCUS_SHARE) * across
+            for along, across in zip(focus, context, strict=True)
+        ]
+        length = math.sqrt(sum(value * value for value in mixed)) or 1.0
+        return [value / length for value in mixed]
+
     def _candidates(
         self,
         owner: str,
-        query: str,
+        query: Query,
         embedding: list[float],
         dense: list[SimilarMemory],
         depth: Tier,
@@ -733,7 +778,7 @@ class GraphMem:
         words; seeds the best of each list, alternately.
         """
         lexical = self._store.find_memories_mentioning(
-            owner, sorted(terms(query)), embedding, self._recall.candidates, depth
+            owner, list(query.term_weights()), embedding, self._recall.candidates, depth
         )
         pool = {item.memory.id: item for item in dense}
         for item in lexical:

@@ -3,6 +3,8 @@
 import functools
 import re
 
+import rjieba
+
 WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 STEM_LENGTH = 5
@@ -29,7 +31,13 @@ HAN_STOPWORDS = frozenset(
 
 
 def term_list(text: str) -> list[str]:
-    """Content terms in order, each as often as it occurs (for term frequencies)."""
+    """Content terms, each as often as it occurs (for term frequencies).
+
+    English words in order; a run of Chinese gives its character bigrams, then its words of two
+    or more characters as the segmenter (jieba) cuts them, so that a bigram which is a word
+    counts twice and a bigram across two words once (on MADial zh, BM25 Recall@5 51.9 with
+    bigrams, 48.2 with words, 53.9 with both).
+    """
     lowered = text.lower()
     found = [
         word[:STEM_LENGTH]
@@ -44,12 +52,13 @@ def term_list(text: str) -> list[str]:
             for start in range(len(run) - 1)
             if run[start : start + 2] not in HAN_STOPWORDS
         ]
+        found += [word for word in rjieba.cut(run) if len(word) > 1 and word not in HAN_STOPWORDS]
     return found
 
 
 @functools.lru_cache(maxsize=65_536)
 def terms(text: str) -> frozenset[str]:
-    """Content terms: English words (lower case, stop words out, stemmed) and Chinese bigrams.
+    """Content terms: English words (lower case, no stop words, stemmed), Chinese bigrams, words.
 
     Cached: recall reads the same memory texts again and again.
     """

@@ -146,6 +146,10 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     text = cli(where, "recall", "--owner", owner, "Can I drink milk?", "-k", "1", "--peek")
     assert "relevance" in text.stdout
     assert "I'm allergic to milk." in text.stdout
+    dialogue = "Ann: Miso is so cute.\nassistant: Cats are great!\nAnn: Can I drink milk?\n"
+    piped = cli(where, "recall", "--owner", owner, "-", "-k", "1", "--json", stdin=dialogue)
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["query"] == dialogue.strip()
 
     stats = cli(where, "stats", "--owner", owner, "--json")
     counts = json.loads(stats.stdout)

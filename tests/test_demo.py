@@ -131,7 +131,8 @@ def check_steps(output: str) -> None:
 
     wake = step(output, 4)
     recipe = line_with(wake, "Grandma's dumpling recipe uses pork…  ")
-    assert " ".join(recipe.split()[-10:]) == "0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 6.0 T0+"
+    # woken as a neighbour three times, then recalled itself by "pork dumplings" (Q4)
+    assert " ".join(recipe.split()[-10:]) == "0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 10.5 T0*"
     assert "was in T3, below the tiers searched: not found" in wake
     assert "was in T0, within the tiers searched: found" in wake
     assert "the recipe gained 1.50 short-term as a neighbour" in wake

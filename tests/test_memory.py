@@ -11,8 +11,9 @@ from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError
-from graphmem.memory import QUERY_EMBEDDING_CHARS, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, MemoryKind
+from graphmem.retrieval import QUERY_EMBEDDING_CHARS
 from graphmem.store.base import Store
 
 DAY_ONE = datetime(2026, 4, 1, 20, tzinfo=UTC)
@@ -64,6 +65,24 @@ def test_chinese_is_recalled_like_english(memory: GraphMem, owner: str) -> None:
     assert best.memory.text == "我对牛奶过敏。"
 
 
+def test_a_dialogue_is_recalled_for_its_latest_user_turn(memory: GraphMem, owner: str) -> None:
+    memory.observe(owner, "We painted the fence green.", message_id="m1", at=DAY_ONE, session="a")
+    memory.observe(owner, "I'm allergic to milk.", message_id="m2", at=DAY_ONE, session="b")
+    dialogue = [
+        {"speaker": "Ann", "text": "We painted the fence last weekend, it took ages."},
+        {"speaker": "assistant", "text": "That sounds like hard work! What colour is it now?"},
+        {"speaker": "Ann", "text": "Can I have milk in my coffee?"},
+        {"speaker": "assistant", "text": "Let me think about what you told me."},
+    ]
+    as_turns = memory.recall(owner, dialogue, k=1, peek=True, at=DAY_ONE)
+    assert as_turns.memories[0].memory.text == "I'm allergic to milk."
+    as_text = memory.recall(
+        owner, "\n".join(f"{t['speaker']}: {t['text']}" for t in dialogue), k=1, peek=True
+    )
+    assert as_text.query == as_turns.query
+    assert as_text.memories[0].memory.id == as_turns.memories[0].memory.id
+
+
 def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str) -> None:
     other = owner + "-other"
     memory.observe(owner, "I'm allergic to milk.", message_id="a1", at=DAY_ONE)
@@ -100,6 +119,12 @@ def test_bad_input_is_named_and_changes_nothing(
 def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
     with pytest.raises(InvalidInputError, match="text is empty"):
         memory.recall(owner, " ")
+    with pytest.raises(InvalidInputError, match="query turn 1 must be"):
+        memory.recall(owner, [{"speaker": "Ann", "text": "hi"}, {"who": "Ann"}])
+    with pytest.raises(InvalidInputError, match="text is empty"):
+        memory.recall(owner, [{"speaker": "Ann", "text": ""}])
+    with pytest.raises(InvalidInputError, match="a non-empty list of"):
+        memory.recall(owner, [])
     with pytest.raises(
         InvalidInputError, match="k is 0; it must be a whole number between 1 and 100"
     ):

@@ -7,7 +7,8 @@ from pydantic import ValidationError
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
 from graphmem.model import MAX_TEXT_CHARS, Attention, Link, LinkType, Turn
-from graphmem.retrieval import bm25
+from graphmem.retrieval import Query, QueryTurn, bm25
+from graphmem.terms import term_list, terms
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -78,6 +79,30 @@ def test_current_attention_sums_parts_with_their_own_half_lives() -> None:
 
 def test_bm25_rewards_rare_shared_terms() -> None:
     documents = ["Grandma's dumpling recipe.", "I bought a bike.", "A bike and a dumpling."]
-    scores = bm25("dumpling recipe", documents)
+    scores = bm25(Query.of("dumpling recipe").term_weights(), documents)
     assert scores[0] > scores[2] > scores[1] == 0.0
-    assert bm25("牛奶", ["我对牛奶过敏", "今天下雨"])[1] == 0.0
+    assert bm25(Query.of("牛奶").term_weights(), ["我对牛奶过敏", "今天下雨"])[1] == 0.0
+
+
+def test_chinese_terms_are_bigrams_and_words() -> None:
+    found = term_list("我最喜欢奶奶包的韭菜猪肉饺子")
+    assert "饺子" in found
+    assert "韭菜" in found
+    assert found.count("饺子") == 2
+    assert found.count("菜猪") == 1
+    assert "肉饺" in terms("我最喜欢奶奶包的韭菜猪肉饺子")
+    assert "迪士尼" in terms("我们去了迪士尼乐园")  # a word of three characters
+
+
+def test_a_dialogue_query_weighs_its_latest_user_turn_most() -> None:
+    query = Query.of("Bart: I have a magic show on New Year's Eve\nAssistant: Wonderful!\n")
+    assert [turn.speaker for turn in query.turns] == ["Bart", "Assistant"]
+    assert query.focus == "I have a magic show on New Year's Eve"
+    weights = Query.of(
+        [{"speaker": "Bart", "text": "the dumplings"}, {"speaker": "Bart", "text": "milk?"}]
+    ).term_weights()
+    assert weights["milk"] == 1.0
+    assert 0 < weights["dumpl"] < 1.0
+    assert next(iter(weights)) == "milk"  # the focus's terms come first in a search
+    plain = Query.of("What is my allergy: milk or eggs?")
+    assert plain.turns == [QueryTurn(text="What is my allergy: milk or eggs?")]

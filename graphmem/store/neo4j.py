@@ -32,6 +32,7 @@ from graphmem.store.base import (
     belief_bin,
     check_nodes,
 )
+from graphmem.terms import HAN
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -161,14 +162,19 @@ exploring four times that, schema.cypher), it finds 99% of the true best 20 of a
 
 
 def lucene_search(owner: str, terms: Sequence[str]) -> str:
-    """A Lucene query for one owner's memories holding any of the terms (as word prefixes).
+    """A Lucene query for one owner's memories holding any of the terms.
 
-    Owners and terms are checked to hold no Lucene syntax (owner format; graphmem.terms yields
-    only letters, digits, apostrophes and Han characters), so nothing needs escaping; the owner
-    is matched again exactly after Lucene.
+    A term is matched as a word prefix, except a Chinese word of three or more characters,
+    which is matched as a phrase (the index's cjk analyzer keeps character bigrams). Owners and
+    terms are checked to hold no Lucene syntax (owner format; graphmem.terms yields only
+    letters, digits, apostrophes and Han characters), so nothing needs escaping; the owner is
+    matched again exactly after Lucene.
     """
-    prefixes = " OR ".join(f"text:{term}*" for term in list(terms)[:MAX_SEARCH_TERMS])
-    return f'owner:"{owner}" AND ({prefixes})'
+    clauses = " OR ".join(
+        f'text:"{term}"' if len(term) > 2 and HAN.fullmatch(term) else f"text:{term}*"
+        for term in list(terms)[:MAX_SEARCH_TERMS]
+    )
+    return f'owner:"{owner}" AND ({clauses})'
 
 
 def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
