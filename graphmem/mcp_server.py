@@ -16,7 +16,6 @@ from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
 from graphmem.memory import MAX_RECALL, GraphMem, Observation, Recall, SleepReport
 from graphmem.model import check_owner
-from graphmem.retrieval import QueryTurn
 
 try:
     from mcp.server import MCPServer
@@ -115,10 +114,10 @@ class MemoryTools:
     def recall(
         self,
         query: Annotated[
-            str | list[QueryTurn],
+            str,
             Field(
                 description="the question or topic to remember about, or the recent"
-                " conversation as a list of {speaker, text} turns, oldest first (the latest turn"
+                " conversation, one turn a line ('speaker: text'), oldest first (the latest turn"
                 " not spoken by the assistant weighs most)"
             ),
         ],

@@ -182,6 +182,7 @@ class Recall(BaseModel):
 
     owner: str
     query: str
+    """The query as given, or its turns as text ("speaker: text", one a line)."""
     motivation: float
     attempts: list[Attempt]
     memories: list[RecalledMemory]
@@ -689,7 +690,7 @@ class GraphMem:
             woken = self._store.wake(owner, used, now, self._attention, self._tiers)
         return Recall(
             owner=owner,
-            query=asked.text,
+            query=query if isinstance(query, str) else asked.text,
             motivation=motivation,
             attempts=attempts,
             memories=[

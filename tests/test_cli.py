@@ -149,7 +149,7 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     dialogue = "Ann: Miso is so cute.\nassistant: Cats are great!\nAnn: Can I drink milk?\n"
     piped = cli(where, "recall", "--owner", owner, "-", "-k", "1", "--json", stdin=dialogue)
     assert piped.returncode == 0, piped.stderr
-    assert json.loads(piped.stdout)["query"] == dialogue.strip()
+    assert json.loads(piped.stdout)["query"] == dialogue
 
     stats = cli(where, "stats", "--owner", owner, "--json")
     counts = json.loads(stats.stdout)

@@ -209,18 +209,11 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert recall["attempts"]
             assert allergy["memory"]["id"] in {node["id"] for node in recall["woken"]}
             assert " I'm allergic to milk.\n" in text(result) + "\n"  # render(): [n] time text
-            turns = [
-                {"speaker": "Ann", "text": "We had cake."},
-                {"speaker": "assistant", "text": "Lovely!"},
-                {"speaker": "Ann", "text": "Can I drink this milk?"},
-            ]
+            dialogue = "Ann: We had cake.\nassistant: Lovely!\nAnn: Can I drink this milk?"
             asked = structured(
-                await session.call_tool("recall", {"owner": owner, "query": turns, "k": 1})
+                await session.call_tool("recall", {"owner": owner, "query": dialogue, "k": 1})
             )
-            assert (
-                asked["query"]
-                == "Ann: We had cake.\nassistant: Lovely!\nAnn: Can I drink this milk?"
-            )
+            assert asked["query"] == dialogue
             assert asked["memories"][0]["memory"]["text"] == "I'm allergic to milk."
 
             report = structured(await session.call_tool("consolidate", {"owner": owner}))
