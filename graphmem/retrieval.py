@@ -77,7 +77,6 @@ class Query(BaseModel):
                     else QueryTurn(text=line)
                     for line, match in zip(lines, matches, strict=True)
                 ]
-                or [QueryTurn(text=query)]
             )
         return cls(
             turns=[turn if isinstance(turn, QueryTurn) else QueryTurn(**turn) for turn in query]
@@ -151,7 +150,7 @@ class RecallPolicy(BaseModel):
         0.95,
         description="best cosine similarity that answers a query; below it recall thinks again"
         " (for the offline e5 embedder, whose similarities lie between 0.7 and 1: at 0.9 a"
-        " dialogue as the query often stopped at the hot tier, MADial zh Recall@5 32 against 61)",
+        " dialogue as the query often stopped at the hot tier: MADial zh Recall@5 31.5, not 58.7)",
     )
     rethinks: int = Field(2, ge=0, description="how many times recall may think again")
     rethink_motivation: float = Field(
@@ -333,9 +332,9 @@ def _lexical(
     """Each memory's lexical match: BM25 of its own text and of it read with its neighbours.
 
     Both are min-max normalised over the memories found and averaged: a short dialogue turn
-    is often understood only with the turns around it (on LoCoMo the neighbours' words add
-    1.8 points of Recall@10), while a memory among unrelated neighbours (a diary's events of one
-    day, MADial) is matched best by its own words.
+    is often understood only with the turns around it (on LoCoMo its own words alone cost 1.8
+    points of Recall@10), while a memory among unrelated neighbours (a diary's events of one
+    day, MADial) is matched best by its own words (there the neighbours' words alone cost 1-4).
     """
     weights = query.term_weights()
     own = _normalised(bm25(weights, [item.memory.text for item in found]))
