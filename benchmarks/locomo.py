@@ -338,11 +338,17 @@ def dense_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
     return vectors.questions @ vectors.turns.T
 
 
+def reciprocal_rank_fusion(first: Matrix, second: Matrix) -> Matrix:
+    """Reciprocal-rank fusion (k 60) of two score matrices of the same shape."""
+    fused: Matrix = 1 / (RRF_K + ranks(first)) + 1 / (RRF_K + ranks(second))
+    return fused
+
+
 def rrf_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
     """rrf: reciprocal-rank fusion of bm25 and dense."""
-    lexical = ranks(bm25_scores(conversation, vectors))
-    dense = ranks(dense_scores(conversation, vectors))
-    return 1 / (RRF_K + lexical) + 1 / (RRF_K + dense)
+    return reciprocal_rank_fusion(
+        bm25_scores(conversation, vectors), dense_scores(conversation, vectors)
+    )
 
 
 def generative_agents_scores(conversation: Conversation, vectors: Vectors) -> Matrix:
@@ -605,10 +611,7 @@ def recall_pass(
             rankings[conversation.sample_id].append(list(dict.fromkeys(turn_ids))[:k])
     calls, _ = model_usage(memory)
     cost = {
-        "recall_p50_ms": round(1000 * statistics.median(seconds), 1),
-        "recall_p95_ms": round(
-            1000 * statistics.quantiles(seconds, n=20, method="inclusive")[18], 1
-        ),
+        **recall_latency(seconds),
         "model_calls_per_recall": round((calls - calls_before) / len(seconds), 3),
     }
     print(f"recalled {len(seconds)} questions (peek: {peek})", file=sys.stderr, flush=True)
@@ -644,18 +647,32 @@ def run_graphmem(
 # -- scoring and reports ---------------------------------------------------------------------
 
 
+def recall_latency(seconds: list[float]) -> dict[str, float]:
+    """The p50 and p95 of recall durations, in milliseconds with one decimal."""
+    p95 = statistics.quantiles(seconds, n=20, method="inclusive")[18]
+    return {
+        "recall_p50_ms": round(1000 * statistics.median(seconds), 1),
+        "recall_p95_ms": round(1000 * p95, 1),
+    }
+
+
+def ndcg(hits: list[bool], relevant: int, cut: int) -> float:
+    """NDCG at `cut` of a ranking (binary relevance) with `relevant` relevant items in all."""
+    found = sum(1 / math.log2(rank + 2) for rank, hit in enumerate(hits[:cut]) if hit)
+    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(relevant, cut)))
+    return found / ideal
+
+
 def judge(ranked: list[str], gold: Gold, session_of: dict[str, int]) -> QuestionResult:
     """Recall@5, Recall@10, NDCG@10 and session Recall@5 of one question's ranking."""
     hits = [turn_id in gold.evidence for turn_id in ranked]
-    found = sum(1 / math.log2(rank + 2) for rank, hit in enumerate(hits[:10]) if hit)
-    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(gold.evidence), 10)))
     wanted = {session_of[turn_id] for turn_id in gold.evidence}
     seen = {session_of[turn_id] for turn_id in ranked[:5]}
     return QuestionResult(
         category=gold.category,
         recall_at_5=sum(hits[:5]) / len(gold.evidence),
         recall_at_10=sum(hits[:10]) / len(gold.evidence),
-        ndcg_at_10=found / ideal,
+        ndcg_at_10=ndcg(hits, len(gold.evidence), 10),
         session_recall_at_5=len(wanted & seen) / len(wanted),
     )
 

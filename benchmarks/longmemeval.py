@@ -28,7 +28,6 @@ none (the first run embeds ~19,000 texts, about half an hour on two cores).
 import argparse
 import gzip
 import json
-import math
 import statistics
 from collections import Counter
 from collections.abc import Sequence
@@ -44,6 +43,7 @@ from locomo import (
     DialogueTurn,
     MethodRun,
     embed_all,
+    ndcg,
     run_baseline,
     run_graphmem,
 )
@@ -141,8 +141,6 @@ def parse_date(text: str) -> datetime:
 def judge(ranked: list[str], question: Question) -> dict[str, float]:
     """The five measures of one question's ranking, each 0-1."""
     hits = [turn_id in question.evidence for turn_id in ranked]
-    found = sum(1 / math.log2(rank + 2) for rank, hit in enumerate(hits[:10]) if hit)
-    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(question.evidence), 10)))
     session_of = {turn.id: turn.session for turn in question.conversation.turns}
 
     def any_session(k: int) -> float:
@@ -154,7 +152,7 @@ def judge(ranked: list[str], question: Question) -> dict[str, float]:
     return {
         "recall@5": sum(hits[:5]) / len(question.evidence),
         "recall@10": sum(hits[:10]) / len(question.evidence),
-        "ndcg@10": found / ideal,
+        "ndcg@10": ndcg(hits, len(question.evidence), 10),
         "session_any@5": any_session(5),
         "session_any@10": any_session(10),
     }

@@ -42,7 +42,6 @@ cache. --store neo4j takes its address and password from GRAPHMEM_* variables (g
 import argparse
 import gc
 import json
-import math
 import re
 import secrets
 import statistics
@@ -58,7 +57,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from locomo import RRF_K, bm25, ranks
+from locomo import bm25, ndcg, recall_latency, reciprocal_rank_fusion
 
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
@@ -259,7 +258,7 @@ def dense_scores(task: UserTask) -> Matrix:
 
 def rrf_scores(task: UserTask) -> Matrix:
     """rrf: reciprocal-rank fusion of bm25 and dense."""
-    return 1 / (RRF_K + ranks(bm25_scores(task))) + 1 / (RRF_K + ranks(dense_scores(task)))
+    return reciprocal_rank_fusion(bm25_scores(task), dense_scores(task))
 
 
 BASELINES: dict[str, Scorer] = {
@@ -372,12 +371,7 @@ def recall_pass(memory: GraphMem, bank: Bank, owners: dict[int, str], *, peek: b
         if strangers := set(turn_ids) - known:
             raise RuntimeError(f"graphmem recalled turns that are no memory ids: {strangers}")
         rankings[dialogue.id] = turn_ids[:K]
-    cost = {
-        "recall_p50_ms": round(1000 * statistics.median(seconds), 1),
-        "recall_p95_ms": round(
-            1000 * statistics.quantiles(seconds, n=20, method="inclusive")[18], 1
-        ),
-    }
+    cost = recall_latency(seconds)
     print(
         f"{bank.language}: recalled {len(seconds)} dialogues (peek: {peek})",
         file=sys.stderr,
@@ -412,14 +406,12 @@ def run_graphmem(bank: Bank, store: str) -> dict[str, MethodRun]:
 def judge(ranked: list[str], dialogue: TestDialogue) -> DialogueResult:
     """Recall@5, reciprocal rank and NDCG@5 of one dialogue's ranking."""
     hits = [memory_id in dialogue.relevant for memory_id in ranked]
-    found = sum(1 / math.log2(rank + 2) for rank, hit in enumerate(hits[:TOP]) if hit)
-    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(dialogue.relevant), TOP)))
     first = next((rank for rank, hit in enumerate(hits, start=1) if hit), None)
     return DialogueResult(
         user=dialogue.user,
         recall_at_5=sum(hits[:TOP]) / len(dialogue.relevant),
         reciprocal_rank=0.0 if first is None else 1 / first,
-        ndcg_at_5=found / ideal,
+        ndcg_at_5=ndcg(hits, len(dialogue.relevant), TOP),
     )
 
 
