@@ -15,7 +15,7 @@ association it received and the memory it came through.
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -65,21 +65,17 @@ class Query(BaseModel):
     turns: list[QueryTurn] = Field(min_length=1)
 
     @classmethod
-    def of(cls, query: "str | Sequence[QueryTurn | Mapping[str, str]]") -> "Query":
-        """A query from a text (one turn a line, "speaker: text" or plain) or a list of turns."""
-        if isinstance(query, str):
-            lines = [line.strip() for line in query.splitlines() if line.strip()]
-            matches = [SPEAKER_PREFIX.fullmatch(line) for line in lines]
-            return cls(
-                turns=[
-                    QueryTurn(speaker=match[1].strip(), text=match[2])
-                    if match and len(lines) > 1
-                    else QueryTurn(text=line)
-                    for line, match in zip(lines, matches, strict=True)
-                ]
-            )
+    def of(cls, text: str) -> "Query":
+        """A query from a text: one turn a line, "speaker: text" or plain (one line: a question)."""
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        matches = [SPEAKER_PREFIX.fullmatch(line) for line in lines]
         return cls(
-            turns=[turn if isinstance(turn, QueryTurn) else QueryTurn(**turn) for turn in query]
+            turns=[
+                QueryTurn(speaker=match[1].strip(), text=match[2])
+                if match and len(lines) > 1
+                else QueryTurn(text=line)
+                for line, match in zip(lines, matches, strict=True)
+            ]
         )
 
     @property

@@ -98,8 +98,11 @@ def test_a_dialogue_query_weighs_its_latest_user_turn_most() -> None:
     query = Query.of("Bart: I have a magic show on New Year's Eve\nAssistant: Wonderful!\n")
     assert [turn.speaker for turn in query.turns] == ["Bart", "Assistant"]
     assert query.focus == "I have a magic show on New Year's Eve"
-    weights = Query.of(
-        [{"speaker": "Bart", "text": "the dumplings"}, {"speaker": "Bart", "text": "milk?"}]
+    weights = Query(
+        turns=[
+            QueryTurn(speaker="Bart", text="the dumplings"),
+            QueryTurn(speaker="Bart", text="milk?"),
+        ]
     ).term_weights()
     assert weights["milk"] == 1.0
     assert 0 < weights["dumpl"] < 1.0
