@@ -57,9 +57,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from locomo import bm25, ndcg, recall_latency, reciprocal_rank_fusion
+from locomo import bm25, ndcg, open_memory, recall_latency, reciprocal_rank_fusion
 
-from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
 from graphmem.terms import term_list
@@ -309,18 +308,6 @@ def run_baseline(scorer: Scorer, tasks: list[UserTask]) -> MethodRun:
 # -- graphmem --------------------------------------------------------------------------------
 
 
-def open_memory(store: str, folder: Path) -> GraphMem:
-    """A GraphMem with the chosen store, the offline cognition and e5 from the benchmark's cache."""
-    settings = Settings.from_env(
-        store=store,
-        cognition="offline",
-        embedder="e5",
-        embedding_cache=CACHE,
-        path=folder / "graph.json",
-    )
-    return GraphMem.open(settings)
-
-
 def ingest(memory: GraphMem, bank: Bank) -> Ingestion:
     """Observe each user's memories in date order under a fresh owner, one session a date."""
     owners = {}
@@ -383,7 +370,10 @@ def recall_pass(memory: GraphMem, bank: Bank, owners: dict[int, str], *, peek: b
 def run_graphmem(bank: Bank, store: str) -> dict[str, MethodRun]:
     """Ingest, warm up, then recall every dialogue twice: peek first, then waking."""
     name = f"graphmem:{store}:offline"
-    with tempfile.TemporaryDirectory() as folder, open_memory(store, Path(folder)) as memory:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        open_memory(store, "offline", Path(folder), [], CACHE) as memory,
+    ):
         ingestion = ingest(memory, bank)
         # The harness's long-lived objects would make Python's cyclic collector pause recalls
         # now and then: set them aside, as a long-running agent process would after start-up.
