@@ -1,7 +1,9 @@
-// Purpose: store memories derived from one stored turn, each linked (m)-[:FROM]->(t) (tier-0
-//          memories also labelled Hot, the mirror of tier 0 that the hot fulltext index covers),
-//          add edges between the owner's memories (one per type and pair; ends not stored are
-//          skipped), and clear the turn's pending mark, in one transaction. Idempotent: a memory
+// Purpose: store what stored turns gave, derivation by derivation in $derivations' order (a
+//          subquery each, so a later one sees what the earlier wrote): for each turn, store its
+//          memories, each linked (m)-[:FROM]->(t) (tier-0 memories also labelled Hot, the mirror
+//          of tier 0 that the hot fulltext index covers), add edges between the owner's memories
+//          (one per type and pair; ends not stored are skipped), and clear the turn's pending
+//          mark; all in one transaction. Idempotent: a memory
 //          whose (owner, id) exists keeps its stored properties. Edge types come from graphmem's
 //          LinkType, never from input.
 //          Only while the turn is pending, each impression, in order (a subquery each, so a later
@@ -21,80 +23,84 @@
 //          the first to commit and finds the mark cleared. (A SET that rewrites a property with
 //          its own value, SET n += {p: n.p}, does not protect a later read: it lost updates when
 //          tried.)
-// Parameters: $owner, $turn_id, $rows (list of memory property maps, each with id),
-//             $links (list of {type, source, target, weight, sufficiency}),
-//             $impressions (list of {impression, conjecture}: an impression property map with
-//             the new cue's belief, belief_at and half_life_days, and a memory property map),
+// Parameters: $owner, $derivations (list of {turn_id, rows: list of memory property maps, each
+//             with id; links: list of {type, source, target, weight, sufficiency};
+//             impressions: list of {impression, conjecture}, an impression property map with
+//             the new cue's belief, belief_at and half_life_days, and a memory property map}),
 //             $threshold (belief at which an impression becomes a conjecture).
-// Returns: one row when the turn exists (none when it does not): turn_id, and conjectures, a
-//          list of [index in $impressions, accumulated belief], one per conjecture made, in
-//          input order.
-MATCH (t:Turn {owner: $owner, id: $turn_id})
-SET t._lock = true
-WITH t, t.pending IS NOT NULL AS pending
-CALL (t) {
-  UNWIND $rows AS row
-  MERGE (m:Memory {owner: $owner, id: row.id})
-  ON CREATE SET m += row
-  MERGE (m)-[:FROM]->(t)
-  FOREACH (hot IN CASE WHEN m.tier = 0 THEN [m] ELSE [] END | SET hot:Hot)
-  RETURN collect(m) AS saved
-}
-CALL () {
-  UNWIND $links AS link
-  MATCH (a:Memory {owner: $owner, id: link.source})
-  MATCH (b:Memory {owner: $owner, id: link.target})
-  MERGE (a)-[r:$(link.type)]->(b)
-  SET r.weight = link.weight, r.sufficiency = link.sufficiency
-}
-CALL (pending, saved) {
-  UNWIND CASE WHEN pending THEN range(0, size($impressions) - 1) ELSE [] END AS index
-  CALL (index, saved) {
-    WITH $impressions[index].impression AS new, $impressions[index].conjecture AS conjecture,
-         saved
-    MERGE (i:Impression {owner: $owner, id: new.id})
-    ON CREATE SET i += new, i.belief = 0.0
-    SET i._lock = true
-    WITH i, new, conjecture, saved,
-         i.belief * 0.5 ^ (CASE WHEN i.belief_at < new.belief_at
-           THEN duration.inSeconds(i.belief_at, new.belief_at).milliseconds / 1000.0
-           ELSE 0.0 END / (i.half_life_days * 86400.0)) AS before,
-         i.conjectured_at AS last
-    WITH i, new, conjecture, saved, before, last,
-         1.0 - (1.0 - before) * (1.0 - new.belief) AS belief,
-         last IS NOT NULL
-           AND duration.inSeconds(last, new.belief_at).milliseconds / 1000.0
-             < new.half_life_days * 86400.0 AS recent
-    WITH i, new, conjecture, saved, last, belief,
-         before < $threshold <= belief AND NOT recent AS crossed
-    SET i += {
-      belief: belief,
-      belief_at: CASE WHEN i.belief_at < new.belief_at THEN new.belief_at ELSE i.belief_at END,
-      half_life_days: new.half_life_days,
-      conjectured_at: CASE WHEN crossed THEN new.belief_at ELSE last END
-    }
-    REMOVE i._lock
-    WITH i, conjecture, saved, belief, crossed
-    CALL (i, saved) {
-      UNWIND saved AS m
-      MERGE (i)-[:INFERRED_FROM]->(m)
-    }
-    CALL (i, conjecture, belief, crossed) {
-      WITH i, conjecture, belief, crossed
-      WHERE crossed
-      MERGE (c:Memory {owner: $owner, id: conjecture.id})
-      ON CREATE SET c += conjecture, c.belief = belief
-      MERGE (c)-[:INFERRED_FROM]->(i)
-      WITH c
-      WHERE c.tier = 0
-      SET c:Hot
-    }
-    RETURN belief, crossed
+// Returns: one row per derivation whose turn exists, in order: turn_id, and conjectures, a
+//          list of [index in the derivation's impressions, accumulated belief], one per
+//          conjecture made, in input order. The caller rolls back when a row is missing.
+UNWIND $derivations AS derivation
+CALL (derivation) {
+  MATCH (t:Turn {owner: $owner, id: derivation.turn_id})
+  SET t._lock = true
+  WITH t, derivation, t.pending IS NOT NULL AS pending
+  CALL (t, derivation) {
+    UNWIND derivation.rows AS row
+    MERGE (m:Memory {owner: $owner, id: row.id})
+    ON CREATE SET m += row
+    MERGE (m)-[:FROM]->(t)
+    FOREACH (hot IN CASE WHEN m.tier = 0 THEN [m] ELSE [] END | SET hot:Hot)
+    RETURN collect(m) AS saved
   }
-  WITH index, belief, crossed
-  WHERE crossed
-  ORDER BY index
-  RETURN collect([index, belief]) AS conjectures
+  CALL (derivation) {
+    UNWIND derivation.links AS link
+    MATCH (a:Memory {owner: $owner, id: link.source})
+    MATCH (b:Memory {owner: $owner, id: link.target})
+    MERGE (a)-[r:$(link.type)]->(b)
+    SET r.weight = link.weight, r.sufficiency = link.sufficiency
+  }
+  CALL (pending, saved, derivation) {
+    UNWIND CASE WHEN pending THEN range(0, size(derivation.impressions) - 1) ELSE [] END AS index
+    CALL (index, saved, derivation) {
+      WITH derivation.impressions[index].impression AS new,
+           derivation.impressions[index].conjecture AS conjecture, saved
+      MERGE (i:Impression {owner: $owner, id: new.id})
+      ON CREATE SET i += new, i.belief = 0.0
+      SET i._lock = true
+      WITH i, new, conjecture, saved,
+           i.belief * 0.5 ^ (CASE WHEN i.belief_at < new.belief_at
+             THEN duration.inSeconds(i.belief_at, new.belief_at).milliseconds / 1000.0
+             ELSE 0.0 END / (i.half_life_days * 86400.0)) AS before,
+           i.conjectured_at AS last
+      WITH i, new, conjecture, saved, before, last,
+           1.0 - (1.0 - before) * (1.0 - new.belief) AS belief,
+           last IS NOT NULL
+             AND duration.inSeconds(last, new.belief_at).milliseconds / 1000.0
+               < new.half_life_days * 86400.0 AS recent
+      WITH i, new, conjecture, saved, last, belief,
+           before < $threshold <= belief AND NOT recent AS crossed
+      SET i += {
+        belief: belief,
+        belief_at: CASE WHEN i.belief_at < new.belief_at THEN new.belief_at ELSE i.belief_at END,
+        half_life_days: new.half_life_days,
+        conjectured_at: CASE WHEN crossed THEN new.belief_at ELSE last END
+      }
+      REMOVE i._lock
+      WITH i, conjecture, saved, belief, crossed
+      CALL (i, saved) {
+        UNWIND saved AS m
+        MERGE (i)-[:INFERRED_FROM]->(m)
+      }
+      CALL (i, conjecture, belief, crossed) {
+        WITH i, conjecture, belief, crossed
+        WHERE crossed
+        MERGE (c:Memory {owner: $owner, id: conjecture.id})
+        ON CREATE SET c += conjecture, c.belief = belief
+        MERGE (c)-[:INFERRED_FROM]->(i)
+        WITH c
+        WHERE c.tier = 0
+        SET c:Hot
+      }
+      RETURN belief, crossed
+    }
+    WITH index, belief, crossed
+    WHERE crossed
+    ORDER BY index
+    RETURN collect([index, belief]) AS conjectures
+  }
+  REMOVE t.pending, t._lock
+  RETURN t.id AS turn_id, conjectures
 }
-REMOVE t.pending, t._lock
-RETURN t.id AS turn_id, conjectures
+RETURN turn_id, conjectures

@@ -6,6 +6,7 @@ Also `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
 import argparse
 import json
 import sys
+import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from itertools import chain
@@ -15,8 +16,23 @@ from typing import Any, TextIO
 from graphmem.config import Settings
 from graphmem.demo import run_demo
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.memory import MAX_LOAD_ITEMS, GraphMem, SleepProgress, SleepReport
-from graphmem.model import Link, Node, Turn
+from graphmem.memory import (
+    MAX_LOAD_ITEMS,
+    OBSERVE_CHUNK,
+    GraphMem,
+    Observation,
+    SleepProgress,
+    SleepReport,
+)
+from graphmem.model import (
+    Link,
+    Node,
+    Turn,
+    check_identifier,
+    check_session,
+    check_speaker,
+    check_text,
+)
 from graphmem.retrieval import PRESETS
 from graphmem.store.base import GraphCounts, OwnerGraph, parse_record
 
@@ -34,49 +50,115 @@ def json_line(line: str, number: int) -> Any:
         raise InvalidInputError(f"line {number}: not JSON: {error}") from None
 
 
+def read_message(line: str, number: int) -> dict[str, Any]:
+    """One observed message of a JSON line as an `observe_many` item, or InvalidInputError."""
+    message = json_line(line, number)
+    if not isinstance(message, dict) or not isinstance(message.get("text"), str):
+        raise InvalidInputError(f"line {number}: not an object with a text string")
+    unknown = sorted(set(message) - MESSAGE_FIELDS)
+    if unknown:
+        raise InvalidInputError(
+            f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
+        )
+    try:
+        at = message.get("at")
+        moment = None if at is None else datetime.fromisoformat(at)
+        if moment is not None and moment.utcoffset() is None:
+            raise ValueError(f"at {at!r} has no timezone")
+        return {
+            "text": check_text(message["text"]),
+            "message_id": None if message.get("id") is None else check_identifier(message["id"]),
+            "at": moment,
+            "speaker": check_speaker(message.get("speaker", "user")),
+            "session": check_session(message.get("session", "")),
+        }
+    except (TypeError, ValueError) as error:
+        raise InvalidInputError(f"line {number}: {error}") from None
+
+
+class ObserveProgress:
+    """Shows how an observe run goes on a terminal: turns done, their rate, and the time left."""
+
+    def __init__(self, out: TextIO, total: int | None) -> None:
+        self._out = out
+        self._total = total
+        self._started = time.perf_counter()
+        self.done = 0
+
+    def add(self, turns: int) -> None:
+        """Count turns observed and show the progress, if the output is a terminal."""
+        self.done += turns
+        if not self._out.isatty():
+            return
+        seconds = time.perf_counter() - self._started
+        rate = self.done / seconds if seconds > 0 else 0.0
+        line = f"observed {self.done} turns, {rate:.0f} turns/s"
+        if self._total and rate > 0:
+            line += f", {(self._total - self.done) / rate:.0f} s left of {self._total}"
+        print(f"\r\033[K{line}", end="", file=self._out, flush=True)
+
+    def close(self) -> None:
+        """End the progress line."""
+        if self._out.isatty() and self.done:
+            print(file=self._out, flush=True)
+
+
 def run_observe(
-    settings: Settings, owner: str, lines: Iterable[str], as_json: bool, out: TextIO
+    settings: Settings,
+    owner: str,
+    lines: Iterable[str],
+    *,
+    batch: int,
+    as_json: bool,
+    out: TextIO,
 ) -> None:
-    """Observe one message per JSON line, in order; stops at the first bad line."""
+    """Observe one message per JSON line, in order, `batch` lines a call; stops at a bad line.
+
+    The lines before a bad one are observed first.
+    """
+    if batch < 1:
+        raise InvalidInputError(f"--batch is {batch}; it must be 1 or more")
+    total = len(lines) if isinstance(lines, list) else None
+    progress = ObserveProgress(sys.stderr, total)
     with GraphMem.open(settings) as memory:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            message = json_line(line, number)
-            if not isinstance(message, dict) or not isinstance(message.get("text"), str):
-                raise InvalidInputError(f"line {number}: not an object with a text string")
-            unknown = sorted(set(message) - MESSAGE_FIELDS)
-            if unknown:
-                raise InvalidInputError(
-                    f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
-                )
-            at = message.get("at")
-            try:
-                moment = None if at is None else datetime.fromisoformat(at)
-            except (TypeError, ValueError) as error:
-                raise InvalidInputError(f"line {number}: {error}") from None
-            try:
-                observed = memory.observe(
-                    owner,
-                    message["text"],
-                    message_id=message.get("id"),
-                    at=moment,
-                    speaker=message.get("speaker", "user"),
-                    session=message.get("session", ""),
-                )
-            except InvalidInputError as error:
-                raise InvalidInputError(f"line {number}: {error}") from None
-            except GraphMemError as error:  # the same kind of error, with its line
-                raise type(error)(f"line {number}: {error}") from error
-            if as_json:
-                print(json.dumps(observed.as_json(), ensure_ascii=False), file=out, flush=True)
-                continue
-            labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
-            state = "pending" if observed.pending else labels or "already stored"
-            print(f"{observed.turn.id}: {state}", file=out, flush=True)
-            for conjecture in observed.conjectures:
-                belief = conjecture.belief or 0.0
-                print(f"  conjecture (belief {belief:.2f}): {conjecture.text}", file=out)
+
+        def observe(items: list[dict[str, Any]]) -> None:
+            print_observations(memory.observe_many(owner, items), as_json, out)
+            progress.add(len(items))
+
+        items: list[dict[str, Any]] = []
+        try:
+            for number, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    items.append(read_message(line, number))
+                except InvalidInputError:
+                    if items:
+                        observe(items)
+                    raise
+                if len(items) == batch:
+                    observe(items)
+                    items = []
+            if items:
+                observe(items)
+        finally:
+            progress.close()
+
+
+def print_observations(observations: list[Observation], as_json: bool, out: TextIO) -> None:
+    """Print what was observed: a JSON object a turn, or its id and attention or state."""
+    for observed in observations:
+        if as_json:
+            print(json.dumps(observed.as_json(), ensure_ascii=False), file=out)
+            continue
+        labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
+        state = "pending" if observed.pending else labels or "already stored"
+        print(f"{observed.turn.id}: {state}", file=out)
+        for conjecture in observed.conjectures:
+            belief = conjecture.belief or 0.0
+            print(f"  conjecture (belief {belief:.2f}): {conjecture.text}", file=out)
+    out.flush()
 
 
 def run_recall(
@@ -319,6 +401,12 @@ def parser() -> argparse.ArgumentParser:
     )
     observe.add_argument("file", nargs="?", type=Path, help="JSON lines (default: stdin)")
     observe.add_argument("--json", action="store_true", help="print each observation as JSON")
+    observe.add_argument(
+        "--batch",
+        type=int,
+        default=OBSERVE_CHUNK,
+        help=f"lines observed together (default {OBSERVE_CHUNK}); 1 observes each as it comes",
+    )
     recall = commands.add_parser(
         "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
     )
@@ -377,7 +465,14 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
     if command == "demo":
         run_demo(settings, out, arguments.plot, owner=arguments.owner)
     elif command == "observe":
-        run_observe(settings, arguments.owner, input_lines(arguments.file), arguments.json, out)
+        run_observe(
+            settings,
+            arguments.owner,
+            input_lines(arguments.file),
+            batch=arguments.batch,
+            as_json=arguments.json,
+            out=out,
+        )
     elif command == "recall":
         run_recall(
             settings,

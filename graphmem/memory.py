@@ -12,6 +12,7 @@ from itertools import zip_longest
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from graphmem.cognition.base import (
@@ -22,6 +23,9 @@ from graphmem.cognition.base import (
     CountedCognition,
     InferenceQuestion,
     RelatedMemory,
+)
+from graphmem.cognition.base import (
+    Impression as InferredImpression,
 )
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
@@ -66,15 +70,27 @@ from graphmem.retrieval import (
     score,
 )
 from graphmem.sleep import AWAITING_BATCH, Sleep
-from graphmem.store.base import GraphCounts, Impressed, OwnerGraph, SimilarMemory, Store, Woken
+from graphmem.store.base import (
+    Derivation,
+    GraphCounts,
+    Impressed,
+    OwnerGraph,
+    SimilarMemory,
+    Store,
+    Woken,
+)
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import MemoryGraph, NetworkXStore, multigraph
 
+OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}
+"""What an item given to `observe_many` may say."""
 MAX_RECALL = 100
 """The most memories one recall returns."""
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
 
+OBSERVE_CHUNK = 64
+"""Turns derived together: one batched embedding, one working-memory search, one write."""
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
 
@@ -304,6 +320,64 @@ def _query(query: object) -> Query:
     return Query(turns=turns)
 
 
+def _listed(items: object) -> list[Mapping[str, Any]]:
+    """Return a batch of items to observe as a list if it is a non-empty list of mappings."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence) or not items:
+        raise InvalidInputError("items must be a non-empty list of {text, message_id, ...} maps")
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"item {index} must be a map, not {type(item).__name__}")
+        unknown = set(item) - OBSERVED_FIELDS
+        if unknown or "text" not in item:
+            raise InvalidInputError(
+                f"item {index} must have a text and only {sorted(OBSERVED_FIELDS)},"
+                f" not {sorted(map(str, item))}"
+            )
+    return list(items)
+
+
+def _turn(owner: str, item: Mapping[str, Any]) -> Turn:
+    """The pending turn of an item to observe (a new uuid without a message id, now without at)."""
+    message_id = item.get("message_id")
+    at = item.get("at")
+    return Turn(
+        id=message_id if message_id is not None else str(uuid.uuid4()),
+        owner=owner,
+        text=item["text"],
+        created_at=_aware(at if at is not None else datetime.now(UTC)),
+        speaker=item.get("speaker", "user"),
+        session=item.get("session", ""),
+        pending=True,
+        awaiting_summary=True,
+    )
+
+
+def _cosines(embeddings: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The cosine similarity of every pair of embeddings, as a square matrix."""
+    matrix = np.array(embeddings, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1)
+    unit = matrix / np.where(norms == 0.0, 1.0, norms)[:, None]
+    similarities: list[list[float]] = (unit @ unit.T).tolist()
+    return similarities
+
+
+def _working_memory(
+    stored: list[SimilarMemory], unstored: list[tuple[Memory, float]]
+) -> list[SimilarMemory]:
+    """The WORKING_MEMORY most similar of the memories found stored and of unstored ones.
+
+    Unstored ones come with their similarity; best first, ties by id.
+    """
+    new = [
+        SimilarMemory(
+            memory=memory.model_copy(update={"embedding": None}), similarity=similarity, turns=[]
+        )
+        for memory, similarity in unstored
+    ]
+    ranked = sorted([*stored, *new], key=lambda found: (-found.similarity, found.memory.id))
+    return ranked[:WORKING_MEMORY]
+
+
 def _checked(check: Callable[[object], T], value: object) -> T:
     """Run a model check on caller input, reporting failure as InvalidInputError."""
     with _as_invalid_input():
@@ -408,46 +482,92 @@ class GraphMem:
     ) -> Observation:
         """Store a perceived item as a Turn, then derive its Memory; one message id stores once.
 
-        The turn is stored before any model call. If the model fails, the turn stays pending
-        and the result says so; when the model answers, up to PENDING_PER_OBSERVE older pending
-        turns of the owner are derived too. Every `summary_turns` turns of a session, and when a
-        new session starts (the ones before have ended), the dialogue that is ready is
-        summarised and its events tagged (a model failure leaves that to the sleep job).
+        The batch of one of `observe_many`, which says what happens.
         """
-        created_at = _checked(_aware, at if at is not None else datetime.now(UTC))
-        with _as_invalid_input():
-            turn = Turn(
-                id=message_id if message_id is not None else str(uuid.uuid4()),
-                owner=owner,
-                text=text,
-                created_at=created_at,
-                speaker=speaker,
-                session=session,
-                pending=True,
-                awaiting_summary=True,
-            )
-        stored = self._store.save_turn(turn)
-        if stored.text != turn.text:
-            raise ConflictError(
-                f"message id {turn.id!r} of owner {owner} is already stored with another text"
-            )
-        if not stored.pending:
-            return Observation(turn=stored, memories=[], pending=False)
-        try:
-            memories, conjectures = self._derive(stored)
-        except ModelError as error:
-            log.warning("turn %r of %s stays pending: %s", stored.id, owner, error)
-            return Observation(turn=stored, memories=[], pending=True)
-        self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
-        if stored.position is not None and (
-            stored.position == 0 or (stored.position + 1) % self._summaries.summary_turns == 0
-        ):
+        item = {"text": text, "message_id": message_id, "at": at, "speaker": speaker}
+        [observation] = self.observe_many(owner, [{**item, "session": session}])
+        return observation
+
+    def observe_many(
+        self,
+        owner: str,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[Observation]:
+        """Store perceived items as Turns in one transaction, then derive their Memories.
+
+        Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
+        `observe`); one message id stores once. The turns are stored, in order, before any model
+        call. Their memories are derived OBSERVE_CHUNK turns at a time: one batched embedding,
+        one working-memory search and one store transaction a chunk, each turn labelled in the
+        light of the hot memories before it (those of earlier turns of the chunk included). If
+        the model fails, that chunk and the ones after it stay pending and say so; when the
+        model answers, up to PENDING_PER_OBSERVE older pending turns of the owner are derived
+        too. Every `summary_turns` turns of a session, and when a new session starts (the ones
+        before have ended), the dialogue that is ready is summarised and its events tagged (a
+        model failure leaves that to the sleep job). `progress` hears how many of the batch's
+        pending turns are derived, after each chunk. Returns one observation per item, in order.
+        """
+        _checked(check_owner, owner)
+        turns = []
+        for index, item in enumerate(_listed(items)):
             try:
-                self._sleep.summarise(owner, everything=False, done=lambda _item: None)
+                with _as_invalid_input():
+                    turns.append(_turn(owner, item))
+            except InvalidInputError as error:
+                if len(items) == 1:
+                    raise
+                raise InvalidInputError(f"item {index}: {error}") from None
+        texts: dict[str, str] = {}
+        conflicts = {turn.id for turn in turns if texts.setdefault(turn.id, turn.text) != turn.text}
+        if conflicts:
+            named = ", ".join(map(repr, sorted(conflicts)))
+            raise InvalidInputError(f"message ids {named} come twice with different texts")
+        stored = {turn.id: turn for turn in self._store.save_turns(owner, turns)}
+        conflicts = {turn.id for turn in turns if stored[turn.id].text != turn.text}
+        if conflicts:
+            others = " (the batch's other turns are stored, pending)" if len(stored) > 1 else ""
+            named = ", ".join(map(repr, sorted(conflicts)))
+            many = len(conflicts) > 1
+            raise ConflictError(
+                f"message id{'s' if many else ''} {named} of owner {owner}"
+                f" {'are' if many else 'is'} already stored with another text{others}"
+            )
+        pending = list({turn.id: turn for turn in stored.values() if turn.pending}.values())
+        derived: dict[str, tuple[list[Memory], list[Memory]]] = {}
+        for start in range(0, len(pending), OBSERVE_CHUNK):
+            chunk = pending[start : start + OBSERVE_CHUNK]
+            try:
+                results = self._derive(owner, chunk)
+                derived.update(zip((turn.id for turn in chunk), results, strict=True))
             except ModelError as error:
-                log.warning("dialogue of %s waits for the sleep job's summary: %s", owner, error)
-        derived = stored.model_copy(update={"pending": False})
-        return Observation(turn=derived, memories=memories, pending=False, conjectures=conjectures)
+                log.warning("%d turns of %s stay pending: %s", len(pending) - start, owner, error)
+                break
+            if progress is not None:
+                progress(min(start + OBSERVE_CHUNK, len(pending)))
+        pending_left = {turn.id for turn in pending} - set(derived)
+        if derived:
+            self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
+            if any(self._readies_dialogue(stored[turn_id]) for turn_id in derived):
+                try:
+                    self._sleep.summarise(owner, everything=False, done=lambda _item: None)
+                except ModelError as error:
+                    log.warning(
+                        "dialogue of %s waits for the sleep job's summary: %s", owner, error
+                    )
+        observations = []
+        for turn in turns:
+            memories, conjectures = derived.get(turn.id, ([], []))
+            observations.append(
+                Observation(
+                    turn=stored[turn.id].model_copy(update={"pending": turn.id in pending_left}),
+                    memories=memories,
+                    pending=turn.id in pending_left,
+                    conjectures=conjectures,
+                )
+            )
+        return observations
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
@@ -456,13 +576,15 @@ class GraphMem:
         """
         _checked(check_owner, owner)
         done = 0
-        for turn in self._store.pending_turns(owner, limit):
+        pending = self._store.pending_turns(owner, limit)
+        for start in range(0, len(pending), OBSERVE_CHUNK):
+            chunk = pending[start : start + OBSERVE_CHUNK]
             try:
-                self._derive(turn)
+                self._derive(owner, chunk)
             except ModelError as error:
                 log.warning("pending turns of %s wait for the model: %s", owner, error)
                 break
-            done += 1
+            done += len(chunk)
         return done
 
     def learn(
@@ -540,10 +662,12 @@ class GraphMem:
                 )
 
         while pending := self._store.pending_turns(owner, AWAITING_BATCH):
-            for turn in pending:
-                self._derive(turn)  # a model failure stops the job; a later run goes on
-                counts["derived"] += 1
-                done("derived")
+            for start in range(0, len(pending), OBSERVE_CHUNK):
+                chunk = pending[start : start + OBSERVE_CHUNK]
+                self._derive(owner, chunk)  # a model failure stops the job; a later run goes on
+                for _turn in chunk:
+                    counts["derived"] += 1
+                    done("derived")
         counts.update(self._sleep.summarise(owner, everything=True, done=done))
         counts.update(self._sleep.consolidate(owner, now, done=done))
         counts["retiered"] = self.retier(owner, at=now)
@@ -839,84 +963,119 @@ class GraphMem:
             log.warning("recall uses the default motivation: %s", error)
             return self._recall.default_motivation
 
-    def _derive(self, turn: Turn) -> tuple[list[Memory], list[Memory]]:
-        """Embed, label and store a turn's memory with its impressions; return it and conjectures.
+    def _readies_dialogue(self, turn: Turn) -> bool:
+        """Whether a new turn makes dialogue ready to summarise.
 
-        The attention label is given in the light of related hot memories.
+        It does when it opens a session (the ones before have ended) or completes
+        `summary_turns` turns of its session.
         """
-        [embedding] = self._embedder.embed([turn.text], "passage")
-        related = self._store.find_similar_memories(turn.owner, embedding, WORKING_MEMORY, Tier.HOT)
-        label = self._label(turn.text, turn.speaker, related, turn.created_at)
-        memory = Memory(
-            id=observation_id(turn.owner, turn.id),
-            owner=turn.owner,
-            text=turn.text,
-            created_at=turn.created_at,
-            kind=MemoryKind.OBSERVATION,
-            importance=label.score,
-            attention=initial_attention(label.score, turn.created_at),
-            tier=tier_for(label.score, self._tiers),
-            belief=self._beliefs.first_hand,
-            embedding=embedding,
-            accessed_at=turn.created_at,
-            awaiting_consolidation=True,
-        )
-        links = [
-            Link(
-                type=LinkType.RELATED,
-                source=memory.id,
-                target=related[relation.index].memory.id,
-                weight=relation.strength,
-            )
-            for relation in label.related
-            if relation.index < len(related)
-        ]
-        impressions = self._impressed(turn, memory)
-        conjectures = self._store.save_memories(
-            turn, [memory], links, impressions, self._impressions
-        )
-        return [memory], conjectures
+        if turn.position is None:
+            return False
+        return turn.position == 0 or (turn.position + 1) % self._summaries.summary_turns == 0
 
-    def _impressed(self, turn: Turn, memory: Memory) -> list[Impressed]:
-        """The impressions a new memory gives, through the owner's and the cognition's knowledge."""
-        assert memory.belief is not None
+    def _derive(self, owner: str, turns: Sequence[Turn]) -> list[tuple[list[Memory], list[Memory]]]:
+        """Embed, label and store stored turns' memories with their impressions, in one write.
+
+        Returns each turn's memories and the conjectures it made. Each attention label is given
+        in the light of the hot memories most related to the turn, those of the turns before it
+        in `turns` included. A ModelError leaves every turn as it was (pending).
+        """
+        embeddings = self._embedder.embed([turn.text for turn in turns], "passage")
+        found = self._store.working_memories(owner, embeddings, WORKING_MEMORY)
         rules = [
             CausalRule(cause=rule.cause, effect=rule.effect, sufficiency=rule.sufficiency)
-            for rule in self._store.causal_rules(turn.owner)
+            for rule in self._store.causal_rules(owner)
         ]
-        inferred = self._cognition.infer_impressions(
-            InferenceQuestion(statement=turn.text, belief=memory.belief, rules=rules)
-        ).impressions
-        if not inferred:
-            return []
-        embeddings = self._embedder.embed([item.statement for item in inferred], "passage")
-        found = []
-        for item, embedding in zip(inferred, embeddings, strict=True):
-            impression = Impression(
-                id=impression_id(turn.owner, item.statement),
-                owner=turn.owner,
-                text=item.statement,
+        among = _cosines(embeddings)
+        hot: list[tuple[int, Memory]] = []
+        """Hot memories of this chunk so far (by turn index), which the store does not hold yet."""
+        made: list[tuple[Turn, Memory, list[Link], list[InferredImpression]]] = []
+        for index, (turn, embedding, stored_related) in enumerate(
+            zip(turns, embeddings, found, strict=True)
+        ):
+            unstored = [(memory, among[index][earlier]) for earlier, memory in hot]
+            related = _working_memory(stored_related, unstored)
+            label = self._label(turn.text, turn.speaker, related, turn.created_at)
+            memory = Memory(
+                id=observation_id(owner, turn.id),
+                owner=owner,
+                text=turn.text,
                 created_at=turn.created_at,
-                belief=item.belief,
-                belief_at=turn.created_at,
-                half_life_days=item.half_life_days,
-                embedding=embedding,
-            )
-            conjecture = Memory(
-                id=conjecture_id(turn.owner, turn.id, impression.id),
-                owner=turn.owner,
-                text=item.statement,
-                created_at=turn.created_at,
-                kind=MemoryKind.CONJECTURE,
-                importance=memory.importance,
-                attention=memory.attention,
-                tier=memory.tier,
-                belief=item.belief,
+                kind=MemoryKind.OBSERVATION,
+                importance=label.score,
+                attention=initial_attention(label.score, turn.created_at),
+                tier=tier_for(label.score, self._tiers),
+                belief=self._beliefs.first_hand,
                 embedding=embedding,
                 accessed_at=turn.created_at,
+                awaiting_consolidation=True,
             )
-            found.append(Impressed(impression=impression, conjecture=conjecture))
-        return found
+            links = [
+                Link(
+                    type=LinkType.RELATED,
+                    source=memory.id,
+                    target=related[relation.index].memory.id,
+                    weight=relation.strength,
+                )
+                for relation in label.related
+                if relation.index < len(related)
+            ]
+            assert memory.belief is not None
+            inferred = self._cognition.infer_impressions(
+                InferenceQuestion(statement=turn.text, belief=memory.belief, rules=rules)
+            ).impressions
+            made.append((turn, memory, links, inferred))
+            if memory.tier == Tier.HOT:
+                hot.append((index, memory))
+        statements = [item.statement for *_made, inferred in made for item in inferred]
+        vectors = iter(self._embedder.embed(statements, "passage") if statements else [])
+        derivations = [
+            Derivation(
+                source=turn,
+                memories=[memory],
+                links=links,
+                impressions=[
+                    self._impressed(turn, memory, item, next(vectors)) for item in inferred
+                ],
+            )
+            for turn, memory, links, inferred in made
+        ]
+        conjectures = self._store.save_memories(owner, derivations, self._impressions)
+        return [
+            ([memory], made_by_turn)
+            for (_turn, memory, _links, _inferred), made_by_turn in zip(
+                made, conjectures, strict=True
+            )
+        ]
+
+    def _impressed(
+        self, turn: Turn, memory: Memory, item: InferredImpression, embedding: list[float]
+    ) -> Impressed:
+        """An impression a turn's memory gives, with the conjecture it would make."""
+        impression = Impression(
+            id=impression_id(turn.owner, item.statement),
+            owner=turn.owner,
+            text=item.statement,
+            created_at=turn.created_at,
+            belief=item.belief,
+            belief_at=turn.created_at,
+            half_life_days=item.half_life_days,
+            embedding=embedding,
+        )
+        conjecture = Memory(
+            id=conjecture_id(turn.owner, turn.id, impression.id),
+            owner=turn.owner,
+            text=item.statement,
+            created_at=turn.created_at,
+            kind=MemoryKind.CONJECTURE,
+            importance=memory.importance,
+            attention=memory.attention,
+            tier=memory.tier,
+            belief=item.belief,
+            embedding=embedding,
+            accessed_at=turn.created_at,
+        )
+        return Impressed(impression=impression, conjecture=conjecture)
 
 
 def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | None:

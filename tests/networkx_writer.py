@@ -6,6 +6,7 @@ from pathlib import Path
 
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Memory, MemoryKind, Tier, Turn
+from graphmem.store.base import Derivation
 from graphmem.store.networkx import NetworkXStore
 
 START = datetime(2026, 1, 1, tzinfo=UTC)
@@ -16,8 +17,9 @@ def main() -> None:
     store = NetworkXStore.open(Path(sys.argv[1]), snapshot_every=int(sys.argv[2]))
     for number in range(100_000):
         at = START + timedelta(minutes=number)
-        turn = store.save_turn(
-            Turn(id=f"t{number}", owner="crash", text=f"turn number {number}", created_at=at)
+        [turn] = store.save_turns(
+            "crash",
+            [Turn(id=f"t{number}", owner="crash", text=f"turn number {number}", created_at=at)],
         )
         memory = Memory(
             id=f"m{number}",
@@ -31,7 +33,7 @@ def main() -> None:
             embedding=[float(number % 7), 1.0, float(number % 3)],
             accessed_at=at,
         )
-        store.save_memories(turn, [memory])
+        store.save_memories("crash", [Derivation(source=turn, memories=[memory])])
         print(number, flush=True)
 
 

@@ -9,7 +9,7 @@ from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Store, Woken
+from graphmem.store.base import Derivation, Store, Woken
 
 from .conftest import DIMENSIONS
 
@@ -31,7 +31,9 @@ def add(
     vector: list[float] | None = None,
 ) -> Memory:
     """Store a turn and one memory named `name` with this long-term attention and tier."""
-    turn = store.save_turn(Turn(id=f"turn-{name}", owner=owner, text=name, created_at=at))
+    [turn] = store.save_turns(
+        owner, [Turn(id=f"turn-{name}", owner=owner, text=name, created_at=at)]
+    )
     memory = Memory(
         id=name,
         owner=owner,
@@ -44,8 +46,13 @@ def add(
         embedding=vector if vector is not None else UNIT,
         accessed_at=at,
     )
-    store.save_memories(turn, [memory])
+    save(store, owner, turn, [memory])
     return memory
+
+
+def save(store: Store, owner: str, turn: Turn, memories: list[Memory]) -> None:
+    """Store the owner's memories FROM one stored turn."""
+    store.save_memories(owner, [Derivation(source=turn, memories=memories)])
 
 
 def related(source: str, target: str, weight: float) -> Link:
@@ -187,11 +194,16 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
         "milk": "我对牛奶过敏。",
     }
     for name, text in texts.items():
-        turn = store.save_turn(Turn(id=name, owner=owner, text=text, created_at=START))
+        [turn] = store.save_turns(owner, [Turn(id=name, owner=owner, text=text, created_at=START)])
         memory = add(store, owner + "-unused", name)  # a twin owner's memory of the same id
-        store.save_memories(turn, [memory.model_copy(update={"owner": owner, "text": text})])
-    store.save_memories(
-        store.save_turn(Turn(id="deep", owner=owner, text="dumplings", created_at=START)),
+        save(store, owner, turn, [memory.model_copy(update={"owner": owner, "text": text})])
+    [deep] = store.save_turns(
+        owner, [Turn(id="deep", owner=owner, text="dumplings", created_at=START)]
+    )
+    save(
+        store,
+        owner,
+        deep,
         [
             add(store, owner + "-x", "deep", tier=Tier.DEEP).model_copy(
                 update={"owner": owner, "text": "Dumpling dough rests overnight."}
@@ -215,11 +227,11 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     store: Store, owner: str
 ) -> None:
     add(store, owner, "deep", level=0.5, tier=Tier.DEEP)
-    turn = store.save_turn(Turn(id="kite", owner=owner, text="kite", created_at=START))
+    [turn] = store.save_turns(owner, [Turn(id="kite", owner=owner, text="kite", created_at=START)])
     kite = add(store, owner + "-twin", "kite").model_copy(
         update={"owner": owner, "text": "We flew a kite at the beach.", "tier": Tier.DEEP}
     )
-    store.save_memories(turn, [kite])
+    save(store, owner, turn, [kite])
 
     def shallow() -> list[str]:
         hits = store.find_memories_mentioning(owner, ["kite"], UNIT, 10, Tier.HOT)

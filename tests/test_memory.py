@@ -99,7 +99,7 @@ def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str)
         ("ok", "   \n", "text: text is empty or only whitespace"),
         ("ok", "x" * (MAX_TEXT_CHARS + 1), f"the limit is {MAX_TEXT_CHARS}"),
         ("ok", "broken \udc80 unicode", "invalid Unicode"),
-        ("not an owner!", "hello", "owner: owner 'not an owner!' is not"),
+        ("not an owner!", "hello", "owner 'not an owner!' is not"),
         ("ok", 42, "text: Input should be a valid string"),
     ],
 )

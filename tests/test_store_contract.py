@@ -10,7 +10,7 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import OwnerGraph, SimilarMemory, Store
+from graphmem.store.base import Derivation, OwnerGraph, SimilarMemory, Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer
@@ -53,21 +53,26 @@ def make_memory(turn: Turn, embedder: CachedEmbedder, **changes: object) -> Memo
     return Memory.model_validate(values)
 
 
+def save(store: Store, owner: str, turn: Turn, memories: list[Memory]) -> list[list[Memory]]:
+    """Store the owner's memories FROM one stored turn."""
+    return store.save_memories(owner, [Derivation(source=turn, memories=memories)])
+
+
 def fill(store: Store, owner: str, embedder: CachedEmbedder) -> list[Memory]:
     memories = []
     for number, text in enumerate(TEXTS):
-        turn = store.save_turn(make_turn(owner, number, text))
+        [turn] = store.save_turns(owner, [make_turn(owner, number, text)])
         memory = make_memory(turn, embedder)
-        store.save_memories(turn, [memory])
+        save(store, owner, turn, [memory])
         memories.append(memory)
     return memories
 
 
 def test_a_turn_is_stored_once_per_id(store: Store, owner: str) -> None:
     first = make_turn(owner, 1, "first text")
-    stored = store.save_turn(first)
+    [stored] = store.save_turns(owner, [first])
     assert stored == first.model_copy(update={"position": 0})
-    again = store.save_turn(first.model_copy(update={"text": "another text"}))
+    [again] = store.save_turns(owner, [first.model_copy(update={"text": "another text"})])
     assert again == stored
     assert store.count_graph(owner).nodes["Turn"] == 1
 
@@ -75,11 +80,11 @@ def test_a_turn_is_stored_once_per_id(store: Store, owner: str) -> None:
 def test_memories_round_trip_with_every_field(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
-    turn = store.save_turn(make_turn(owner, 1, "I'm allergic to milk."))
+    [turn] = store.save_turns(owner, [make_turn(owner, 1, "I'm allergic to milk.")])
     memory = make_memory(
         turn, embedder, belief=0.8, tier=Tier.COOL, kind=MemoryKind.FACT, importance=7.5
     )
-    store.save_memories(turn, [memory])
+    save(store, owner, turn, [memory])
     assert memory.embedding is not None
     [found] = store.find_similar_memories(owner, memory.embedding, 5)
     assert found.memory == memory.model_copy(update={"embedding": None})
@@ -90,10 +95,10 @@ def test_memories_round_trip_with_every_field(
 def test_saving_memories_twice_keeps_one_copy_and_the_first_version(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
-    turn = store.save_turn(make_turn(owner, 1, "I'm allergic to milk."))
+    [turn] = store.save_turns(owner, [make_turn(owner, 1, "I'm allergic to milk.")])
     memory = make_memory(turn, embedder)
-    store.save_memories(turn, [memory])
-    store.save_memories(turn, [memory.model_copy(update={"importance": 9.0})])
+    save(store, owner, turn, [memory])
+    save(store, owner, turn, [memory.model_copy(update={"importance": 9.0})])
     counts = store.count_graph(owner)
     assert counts.nodes == {"Turn": 1, "Memory": 1, "Event": 0, "Impression": 0, "Session": 1}
     assert counts.links == {"FROM": 1}
@@ -106,7 +111,7 @@ def test_memories_need_their_turn_stored(
 ) -> None:
     turn = make_turn(owner, 1, "never stored")
     with pytest.raises(StoreError, match="is not stored"):
-        store.save_memories(turn, [make_memory(turn, embedder)])
+        save(store, owner, turn, [make_memory(turn, embedder)])
     assert store.count_graph(owner).nodes["Memory"] == 0
 
 
@@ -126,7 +131,7 @@ def test_similar_memories_come_best_first_with_their_turns(
 def test_owners_never_see_each_other(store: Store, owner: str, embedder: CachedEmbedder) -> None:
     fill(store, owner, embedder)
     stranger = owner + "-b"
-    store.save_turn(make_turn(stranger, 1, "A stranger's secret."))
+    store.save_turns(stranger, [make_turn(stranger, 1, "A stranger's secret.")])
     [query] = embedder.embed(["milk allergy"], "query")
     assert store.find_similar_memories(stranger, query, 10) == []
     found = store.find_similar_memories(owner, query, 10)
@@ -170,13 +175,17 @@ def test_prepare_is_safe_to_repeat(store: Store, owner: str, embedder: CachedEmb
 def test_a_turn_is_pending_until_its_memories_are_saved(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
-    first = store.save_turn(make_turn(owner, 2, "second said").model_copy(update={"pending": True}))
-    older = store.save_turn(make_turn(owner, 1, "first said").model_copy(update={"pending": True}))
-    store.save_turn(make_turn(owner, 3, "never pending"))
+    [first] = store.save_turns(
+        owner, [make_turn(owner, 2, "second said").model_copy(update={"pending": True})]
+    )
+    [older] = store.save_turns(
+        owner, [make_turn(owner, 1, "first said").model_copy(update={"pending": True})]
+    )
+    store.save_turns(owner, [make_turn(owner, 3, "never pending")])
     assert first.pending
     assert store.pending_turns(owner, 10) == [older, first]
     assert store.pending_turns(owner, 1) == [older]
-    store.save_memories(older, [make_memory(older, embedder)])
+    save(store, owner, older, [make_memory(older, embedder)])
     assert store.pending_turns(owner, 10) == [first]
     [found] = store.find_similar_memories(owner, embedder.embed([older.text], "passage")[0], 1)
     assert found.turns == [older.model_copy(update={"pending": False})]
@@ -210,13 +219,13 @@ def test_a_bulk_load_stores_turns_memories_and_edges_once(
 def test_turns_take_their_places_in_their_sessions(store: Store, owner: str) -> None:
     sessions = ["morning", "evening", "morning", "", "morning", "evening", ""]
     stored = [
-        store.save_turn(
-            make_turn(owner, number, f"said {number}").model_copy(update={"session": s})
-        )
+        store.save_turns(
+            owner, [make_turn(owner, number, f"said {number}").model_copy(update={"session": s})]
+        )[0]
         for number, s in enumerate(sessions)
     ]
     assert [turn.position for turn in stored] == [0, 0, 1, 0, 2, 1, 1]
-    assert store.save_turn(make_turn(owner, 2, "said 2")).position == 1
+    assert store.save_turns(owner, [make_turn(owner, 2, "said 2")])[0].position == 1
     counts = store.count_graph(owner)
     assert counts.nodes["Session"] == 3
     assert counts.links == {"NEXT": 4}
@@ -226,9 +235,11 @@ def _session_of(store: Store, owner: str, embedder: CachedEmbedder, size: int) -
     """One session of `size` turns, each with its memory; memory i says 'topic i'."""
     memories = []
     for number in range(size):
-        turn = store.save_turn(make_turn(owner, number, f"Topic number {number} of the day."))
+        [turn] = store.save_turns(
+            owner, [make_turn(owner, number, f"Topic number {number} of the day.")]
+        )
         memory = make_memory(turn, embedder)
-        store.save_memories(turn, [memory])
+        save(store, owner, turn, [memory])
         memories.append(memory)
     return memories
 
@@ -238,13 +249,14 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
 ) -> None:
     memories = _session_of(store, owner, embedder, 12)
     ids = [memory.id for memory in memories]
-    other = store.save_turn(
-        make_turn(owner, 50, "Another session entirely.").model_copy(update={"session": "s2"})
+    [other] = store.save_turns(
+        owner,
+        [make_turn(owner, 50, "Another session entirely.").model_copy(update={"session": "s2"})],
     )
     far = make_memory(other, embedder, tier=Tier.COOL)
-    store.save_memories(other, [far])
+    save(store, owner, other, [far])
     weaker = make_memory(other, embedder, tier=Tier.COOL, id="mem-weaker")
-    store.save_memories(other, [weaker])
+    save(store, owner, other, [weaker])
     store.link_memories(
         owner,
         [
@@ -273,6 +285,122 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
 def test_concurrent_writers_never_share_a_position(store: Store, owner: str) -> None:
     turns = [make_turn(owner, number, f"said {number}") for number in range(40)]
     with ThreadPoolExecutor(max_workers=8) as pool:
-        stored = list(pool.map(store.save_turn, turns))
+        stored = list(pool.map(lambda turn: store.save_turns(owner, [turn])[0], turns))
     assert sorted(turn.position or 0 for turn in stored) == list(range(40))
     assert store.count_graph(owner).links == {"NEXT": 39}
+
+
+def test_a_batch_of_turns_is_stored_in_order_each_id_once(store: Store, owner: str) -> None:
+    turns = [make_turn(owner, number, f"said {number}") for number in range(3)]
+    stored = store.save_turns(owner, turns)
+    assert stored == [turn.model_copy(update={"position": n}) for n, turn in enumerate(turns)]
+    assert sorted(
+        (link.source, link.target)
+        for _s, _t, link in store.export(owner).links
+        if link.type is LinkType.NEXT
+    ) == [("msg-0", "msg-1"), ("msg-1", "msg-2")]
+    new = make_turn(owner, 3, "said 3")
+    again = store.save_turns(
+        owner,
+        [
+            turns[1].model_copy(update={"text": "another text"}),
+            new,
+            new.model_copy(update={"text": "said 3 again"}),
+        ],
+    )
+    assert again == [stored[1], *[new.model_copy(update={"position": 3})] * 2]
+    counts = store.count_graph(owner)
+    assert counts.nodes["Turn"] == 4
+    assert counts.nodes["Session"] == 1
+    assert counts.links == {"NEXT": 3}
+    assert store.save_turns(owner, []) == []
+
+
+def test_a_derivation_may_link_to_a_memory_of_an_earlier_one_in_the_call(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    turns = store.save_turns(
+        owner,
+        [
+            make_turn(owner, number, text).model_copy(update={"pending": True})
+            for number, text in enumerate(TEXTS[:2])
+        ],
+    )
+    first, second = (make_memory(turn, embedder) for turn in turns)
+    link = Link(type=LinkType.RELATED, source=second.id, target=first.id, weight=0.5)
+    made = store.save_memories(
+        owner,
+        [
+            Derivation(source=turns[0], memories=[first]),
+            Derivation(source=turns[1], memories=[second], links=[link]),
+        ],
+    )
+    assert made == [[], []]
+    assert store.links_among(owner, [first.id, second.id]) == [link]
+    counts = store.count_graph(owner)
+    assert counts.nodes["Memory"] == 2
+    assert counts.links == {"FROM": 2, "NEXT": 1, "RELATED": 1}
+    assert store.pending_turns(owner, 10) == []
+    [found] = store.find_similar_memories(owner, embedder.embed([TEXTS[1]], "passage")[0], 1)
+    assert found.memory == second.model_copy(update={"embedding": None})
+    assert found.turns == [turns[1].model_copy(update={"pending": False})]
+
+
+def test_a_turn_not_stored_fails_the_whole_call(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    [stored] = store.save_turns(
+        owner, [make_turn(owner, 1, TEXTS[0]).model_copy(update={"pending": True})]
+    )
+    missing = make_turn(owner, 2, "never stored")
+    with pytest.raises(StoreError, match="is not stored"):
+        store.save_memories(
+            owner,
+            [
+                Derivation(source=stored, memories=[make_memory(stored, embedder)]),
+                Derivation(source=missing, memories=[make_memory(missing, embedder)]),
+            ],
+        )
+    counts = store.count_graph(owner)
+    assert counts.nodes["Memory"] == 0
+    assert counts.links == {}
+    assert store.pending_turns(owner, 10) == [stored]
+
+
+def test_working_memories_are_the_most_similar_hot_ones_per_embedding(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    tiers = [Tier.HOT, Tier.HOT, Tier.COOL, Tier.HOT, Tier.COOL]
+    turns = store.save_turns(
+        owner, [make_turn(owner, number, text) for number, text in enumerate(TEXTS)]
+    )
+    memories = [
+        make_memory(turn, embedder, tier=tier) for turn, tier in zip(turns, tiers, strict=True)
+    ]
+    store.save_memories(
+        owner,
+        [
+            Derivation(source=turn, memories=[memory])
+            for turn, memory in zip(turns, memories, strict=True)
+        ],
+    )
+    summary = memories[0].model_copy(update={"id": "summary", "kind": MemoryKind.SUMMARY})
+    store.save_summary(summary, [turns[0].id], [])
+    queries = embedder.embed(["Can I drink milk?", "Are we going to Disneyland?"], "query")
+    trip = memories[2]
+    assert store.find_similar_memories(owner, queries[1], 1)[0].memory.id == trip.id
+    found = store.working_memories(owner, queries, 2)
+    assert len(found) == 2
+    assert found[0][0].memory == memories[0].model_copy(update={"embedding": None})
+    for query, items in zip(queries, found, strict=True):
+        expected = store.find_similar_memories(owner, query, 2, Tier.HOT)
+        assert [item.memory for item in items] == [item.memory for item in expected]
+        assert len(items) == 2
+        assert all(item.memory.tier is Tier.HOT and item.turns == [] for item in items)
+        assert [item.similarity for item in items] == pytest.approx(
+            [item.similarity for item in expected], abs=1e-6
+        )
+        assert items[0].similarity >= items[1].similarity
+    assert trip.id not in {item.memory.id for item in found[1]}
+    assert [len(items) for items in store.working_memories(owner, queries, 10)] == [3, 3]
+    assert store.working_memories(owner + "-b", queries, 2) == [[], []]

@@ -12,7 +12,7 @@ from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolic
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import EventChange, Impressed, OwnerGraph, Store
+from graphmem.store.base import Derivation, EventChange, Impressed, OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer
@@ -24,15 +24,18 @@ START = datetime(2026, 6, 1, 9, tzinfo=UTC)
 def turn_and_memory(
     store: Store, owner: str, embedder: CachedEmbedder, number: int, text: str, **changes: object
 ) -> tuple[Turn, Memory]:
-    turn = store.save_turn(
-        Turn(
-            id=f"t{number}",
-            owner=owner,
-            text=text,
-            created_at=START + timedelta(hours=number),
-            pending=True,
-            awaiting_summary=True,
-        )
+    [turn] = store.save_turns(
+        owner,
+        [
+            Turn(
+                id=f"t{number}",
+                owner=owner,
+                text=text,
+                created_at=START + timedelta(hours=number),
+                pending=True,
+                awaiting_summary=True,
+            )
+        ],
     )
     [embedding] = embedder.embed([text], "passage")
     values: dict[str, object] = {
@@ -53,13 +56,18 @@ def turn_and_memory(
     return turn, Memory.model_validate(values)
 
 
+def save(store: Store, owner: str, turn: Turn, memories: list[Memory]) -> None:
+    """Store the owner's memories FROM one stored turn."""
+    store.save_memories(owner, [Derivation(source=turn, memories=memories)])
+
+
 def test_marks_list_the_work_awaiting_oldest_first(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
     saved = []
     for number in (2, 0, 1):
         turn, memory = turn_and_memory(store, owner, embedder, number, f"Fact number {number}.")
-        store.save_memories(turn, [memory])
+        save(store, owner, turn, [memory])
         saved.append((turn, memory))
     assert [turn.id for turn in store.turns_awaiting_summary(owner, 10)] == ["t0", "t1", "t2"]
     assert [turn.id for turn in store.turns_awaiting_summary(owner, 2)] == ["t0", "t1"]
@@ -75,8 +83,8 @@ def test_settling_moves_beliefs_in_order_and_clears_the_mark(
 ) -> None:
     old_turn, old = turn_and_memory(store, owner, embedder, 0, "I'm in a good mood.")
     new_turn, new = turn_and_memory(store, owner, embedder, 1, "I'm worried.", belief=None)
-    store.save_memories(old_turn, [old])
-    store.save_memories(new_turn, [new])
+    save(store, owner, old_turn, [old])
+    save(store, owner, new_turn, [new])
     now = START + timedelta(days=2)
     settlement = Settlement(
         moves=[
@@ -146,22 +154,33 @@ def test_impressions_accumulate_once_per_turn_and_tip_into_a_conjecture(
     policy = ImpressionPolicy()
     both_turn, both = turn_and_memory(store, owner + "-b", embedder, 0, "I sneezed and coughed.")
     two = [impressed(number, 0.5, both.created_at, owner + "-b") for number in (7, 8)]
-    [made_of_both] = store.save_memories(both_turn, [both], [], two, policy)
+    [[made_of_both]] = store.save_memories(
+        owner + "-b", [Derivation(source=both_turn, memories=[both], impressions=two)], policy
+    )
     assert made_of_both.id == "conjecture-8"
     assert made_of_both.belief == pytest.approx(0.75)
     first_turn, first = turn_and_memory(store, owner, embedder, 0, "I sneezed.")
-    made = store.save_memories(
-        first_turn, [first], [], [impressed(0, 0.5, first.created_at)], policy
+    [made] = store.save_memories(
+        owner,
+        [
+            Derivation(
+                source=first_turn,
+                memories=[first],
+                impressions=[impressed(0, 0.5, first.created_at)],
+            )
+        ],
+        policy,
     )
     assert made == []
     second_turn, second = turn_and_memory(store, owner, embedder, 24, "My nose runs.")
     impression = impressed(1, 0.5, second.created_at)
-    [conjecture] = store.save_memories(second_turn, [second], [], [impression], policy)
+    derived = Derivation(source=second_turn, memories=[second], impressions=[impression])
+    [[conjecture]] = store.save_memories(owner, [derived], policy)
     expected = 1 - (1 - 0.5 * 0.5 ** (1 / 7)) * (1 - 0.5)
     assert conjecture.id == "conjecture-1"
     assert conjecture.belief == pytest.approx(expected)
     # The same turn again (no longer pending) changes no impression.
-    assert store.save_memories(second_turn, [second], [], [impression], policy) == []
+    assert store.save_memories(owner, [derived], policy) == [[]]
     graph = store.export(owner)
     [stored] = [node for node in graph.nodes if isinstance(node, Impression)]
     assert stored.belief == pytest.approx(expected)
@@ -178,7 +197,7 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
     turn, memory = turn_and_memory(store, owner, embedder, 0, "We flew to Disneyland.")
-    store.save_memories(turn, [memory])
+    save(store, owner, turn, [memory])
     [embedding] = embedder.embed(["Disneyland"], "passage")
     summary = memory.model_copy(
         update={"id": "summary", "kind": MemoryKind.SUMMARY, "awaiting_consolidation": False}

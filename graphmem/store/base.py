@@ -82,6 +82,17 @@ class Impressed(BaseModel):
     conjecture: Memory
 
 
+class Derivation(BaseModel):
+    """What one stored turn gave: its memories, edges among memories and its impressions."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: Turn
+    memories: list[Memory]
+    links: list[Link] = []
+    impressions: list[Impressed] = []
+
+
 class Cause(BaseModel):
     """Causal knowledge of an owner: a CAUSES edge between two knowledge memories."""
 
@@ -198,24 +209,36 @@ class Store(Protocol):
     def prepare(self, dimensions: int) -> None:
         """Create what the store needs for embeddings of this size; safe to call again."""
 
-    def save_turn(self, turn: Turn) -> Turn:
-        """Store a turn unless its owner already has one with its id; return the stored turn."""
+    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Store the owner's turns in order, each unless one with its id is stored; return them.
+
+        One transaction. Returns, in input order, the stored turn of each: the new one, or the
+        one already there (a turn never changes once stored).
+        """
 
     def save_memories(
         self,
-        source: Turn,
-        memories: Sequence[Memory],
-        links: Sequence[Link] = (),
-        impressions: Sequence[Impressed] = (),
+        owner: str,
+        derivations: Sequence[Derivation],
         policy: ImpressionPolicy | None = None,
-    ) -> list[Memory]:
-        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+    ) -> list[list[Memory]]:
+        """Store what turns gave, in order, in one transaction; clear the turns' pending marks.
 
-        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
-        While the turn is pending, each impression accumulates on the owner's impression of its
-        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
-        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
-        `policy` (default ImpressionPolicy()) sets the threshold.
+        Each turn's memories come FROM it; edges whose ends are not stored are skipped (an edge
+        may name a memory of an earlier derivation of the same call); memories already stored
+        are kept as they are. While a turn is pending, each of its impressions accumulates on
+        the owner's impression of its statement (INFERRED_FROM the turn's memories), and those
+        that cross the threshold make their conjecture (INFERRED_FROM the impression). Returns
+        the conjectures made, a list per derivation. `policy` (default ImpressionPolicy()) sets
+        the threshold. StoreError if a turn is not stored (then nothing is).
+        """
+
+    def working_memories(
+        self, owner: str, embeddings: Sequence[Embedding], size: int
+    ) -> list[list[SimilarMemory]]:
+        """For each embedding, the owner's `size` hot memories most similar to it (no turns).
+
+        The working memory in whose light a new item is labelled; one search for many items.
         """
 
     def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:

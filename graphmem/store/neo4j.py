@@ -23,9 +23,9 @@ from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
 from graphmem.store.base import (
     Cause,
+    Derivation,
     EventChange,
     GraphCounts,
-    Impressed,
     OwnerGraph,
     SimilarMemory,
     Woken,
@@ -245,59 +245,89 @@ class Neo4jStore:
                 f" million on two cores); open the store again later ({error})"
             ) from error
 
-    def save_turn(self, turn: Turn) -> Turn:
-        """Store a turn unless its owner already has one with its id; return the stored turn."""
+    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Store the owner's turns in order, each unless one with its id is stored; return them.
+
+        One transaction. Returns, in input order, the stored turn of each: the new one, or the
+        one already there (a turn never changes once stored).
+        """
+        check_nodes(owner, turns)
+        if not turns:
+            return []
         rows = self._run(
-            load_statement("save_turns"), {"owner": turn.owner, "rows": [_turn_row(turn)]}
+            load_statement("save_turns"),
+            {"owner": owner, "rows": [_turn_row(turn) for turn in turns]},
         )
-        return _turn_from(rows[0]["turn"])
+        return [_turn_from(row["turn"]) for row in rows]
 
     def save_memories(
         self,
-        source: Turn,
-        memories: Sequence[Memory],
-        links: Sequence[Link] = (),
-        impressions: Sequence[Impressed] = (),
+        owner: str,
+        derivations: Sequence[Derivation],
         policy: ImpressionPolicy | None = None,
-    ) -> list[Memory]:
-        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+    ) -> list[list[Memory]]:
+        """Store what turns gave, in order, in one transaction; clear the turns' pending marks.
 
-        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
-        While the turn is pending, each impression accumulates on the owner's impression of its
-        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
-        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
-        `policy` (default ImpressionPolicy()) sets the threshold.
+        Each turn's memories come FROM it; edges whose ends are not stored are skipped (an edge
+        may name a memory of an earlier derivation of the same call); memories already stored
+        are kept as they are. While a turn is pending, each of its impressions accumulates on
+        the owner's impression of its statement (INFERRED_FROM the turn's memories), and those
+        that cross the threshold make their conjecture (INFERRED_FROM the impression). Returns
+        the conjectures made, a list per derivation. `policy` (default ImpressionPolicy()) sets
+        the threshold. StoreError if a turn is not stored (then nothing is).
         """
-        check_nodes(
-            source.owner,
-            [
-                *memories,
-                *(item.impression for item in impressions),
-                *(item.conjecture for item in impressions),
-            ],
-        )
-        rows = self._run(
-            load_statement("save_memories"),
-            {
-                "owner": source.owner,
-                "turn_id": source.id,
-                "rows": [_memory_row(memory) for memory in memories],
-                "links": [link.model_dump(mode="json") for link in links],
-                "impressions": [
-                    {
-                        "impression": _impression_row(item.impression),
-                        "conjecture": _memory_row(item.conjecture),
-                    }
-                    for item in impressions
+        for derivation in derivations:
+            check_nodes(
+                owner,
+                [
+                    derivation.source,
+                    *derivation.memories,
+                    *(item.impression for item in derivation.impressions),
+                    *(item.conjecture for item in derivation.impressions),
                 ],
-                "threshold": (policy or ImpressionPolicy()).threshold,
-            },
-        )
-        if not rows:
-            raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
+            )
+        if not derivations:
+            return []
+        parameters = {
+            "owner": owner,
+            "derivations": [
+                {
+                    "turn_id": derivation.source.id,
+                    "rows": [_memory_row(memory) for memory in derivation.memories],
+                    "links": [link.model_dump(mode="json") for link in derivation.links],
+                    "impressions": [
+                        {
+                            "impression": _impression_row(item.impression),
+                            "conjecture": _memory_row(item.conjecture),
+                        }
+                        for item in derivation.impressions
+                    ],
+                }
+                for derivation in derivations
+            ],
+            "threshold": (policy or ImpressionPolicy()).threshold,
+        }
+
+        def work(transaction: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            result = transaction.run(load_statement("save_memories"), parameters)
+            rows = [record.data() for record in result]
+            saved = {row["turn_id"] for row in rows}
+            missing = [item.source.id for item in derivations if item.source.id not in saved]
+            if missing:  # raised inside the transaction function, so nothing is committed
+                raise StoreError(f"turn {missing[0]!r} of owner {owner} is not stored")
+            return rows
+
+        with (
+            self._translated_errors(),
+            self._driver.session(database=self._database) as session,
+        ):
+            rows = session.execute_write(work)
         return [
-            impressions[index].conjecture.model_copy(update={"belief": belief})
-            for index, belief in rows[0]["conjectures"]
+            [
+                derivation.impressions[index].conjecture.model_copy(update={"belief": belief})
+                for index, belief in row["conjectures"]
+            ]
+            for derivation, row in zip(derivations, rows, strict=True)
         ]
 
     def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
@@ -492,6 +522,37 @@ class Neo4jStore:
                 "deepest": int(deepest),
             },
         )
+
+    def working_memories(
+        self, owner: str, embeddings: Sequence[Embedding], size: int
+    ) -> list[list[SimilarMemory]]:
+        """For each embedding, the owner's `size` hot memories most similar to it (no turns).
+
+        The working memory in whose light a new item is labelled; one search for many items.
+        """
+        if not embeddings:
+            return []
+        rows = self._run(
+            load_statement("working_memories"),
+            {
+                "owner": owner,
+                "embeddings": list(embeddings),
+                "size": size,
+                "fetch": max(size, VECTOR_FETCH),
+            },
+            read=True,
+        )
+        return [
+            [
+                SimilarMemory(
+                    memory=_memory_from(found["memory"]),
+                    similarity=found["similarity"],
+                    turns=[],
+                )
+                for found in row["found"]
+            ]
+            for row in rows
+        ]
 
     def find_memories_mentioning(
         self,

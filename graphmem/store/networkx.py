@@ -47,9 +47,9 @@ from graphmem.model import (
 )
 from graphmem.store.base import (
     Cause,
+    Derivation,
     EventChange,
     GraphCounts,
-    Impressed,
     OwnerGraph,
     SimilarMemory,
     Woken,
@@ -115,72 +115,144 @@ class NetworkXStore:
     def prepare(self, dimensions: int) -> None:
         """Nothing to create in process memory; present for the protocol."""
 
-    def save_turn(self, turn: Turn) -> Turn:
-        """Store a turn unless its owner already has one with its id; return the stored turn."""
+    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Store the owner's turns in order, each unless one with its id is stored; return them.
+
+        One journal entry. Returns, in input order, the stored turn of each: the new one, or
+        the one already there (a turn never changes once stored).
+        """
+        check_nodes(owner, turns)
         with self._lock:
-            stored = self._node(turn.owner, "Turn", turn.id)
-            if stored is not None:
-                assert isinstance(stored, Turn)
-                return stored
-            self._write({"op": "save_turn", "turn": turn.model_dump(mode="json")})
-            stored = self._node(turn.owner, "Turn", turn.id)
-            assert isinstance(stored, Turn)
-            return stored
+            new: dict[str, Turn] = {}
+            for turn in turns:  # the first of a repeated id is the one stored, as on Neo4j
+                if self._node(owner, "Turn", turn.id) is None:
+                    new.setdefault(turn.id, turn)
+            if new:
+                self._write(
+                    {
+                        "op": "save_turns",
+                        "turns": [turn.model_dump(mode="json") for turn in new.values()],
+                    }
+                )
+            stored = [self._node(owner, "Turn", turn.id) for turn in turns]
+            return [turn for turn in stored if isinstance(turn, Turn)]
 
     def save_memories(
         self,
-        source: Turn,
-        memories: Sequence[Memory],
-        links: Sequence[Link] = (),
-        impressions: Sequence[Impressed] = (),
+        owner: str,
+        derivations: Sequence[Derivation],
         policy: ImpressionPolicy | None = None,
-    ) -> list[Memory]:
-        """Store a turn's memories (FROM it) and edges among memories; clear its pending mark.
+    ) -> list[list[Memory]]:
+        """Store what turns gave, in order, in one journal entry; clear the turns' pending marks.
 
-        Edges whose ends are not stored are skipped; memories already stored are kept as they are.
-        While the turn is pending, each impression accumulates on the owner's impression of its
-        statement (INFERRED_FROM the turn's first memory), and those that cross the threshold
-        make their conjecture (INFERRED_FROM the impression); returns the conjectures made.
+        Each turn's memories come FROM it; edges whose ends are not stored are skipped (an edge
+        may name a memory of an earlier derivation of the same call); memories already stored
+        are kept as they are. While a turn is pending, each of its impressions accumulates on
+        the owner's impression of its statement (INFERRED_FROM the turn's memories), and those
+        that cross the threshold make their conjecture (INFERRED_FROM the impression). Returns
+        the conjectures made, a list per derivation. StoreError if a turn is not stored.
         """
-        check_nodes(source.owner, [*memories, *(item.conjecture for item in impressions)])
+        for derivation in derivations:
+            check_nodes(
+                owner,
+                [
+                    derivation.source,
+                    *derivation.memories,
+                    *(item.conjecture for item in derivation.impressions),
+                ],
+            )
         with self._lock:
-            turn = self._node(source.owner, "Turn", source.id)
-            if not isinstance(turn, Turn):
-                raise StoreError(f"turn {source.id!r} of owner {source.owner} is not stored")
-            conjectures: list[Memory] = []
-            changed: list[dict[str, Any]] = []
+            conjectures: list[list[Memory]] = []
+            changes: list[dict[str, Any]] = []
             latest: dict[str, Impression] = {}
             """Impressions as this call left them, so two of one statement both count."""
-            for item in impressions if turn.pending else ():
-                stored = latest.get(item.impression.id) or self._node(
-                    source.owner, "Impression", item.impression.id
-                )
-                assert stored is None or isinstance(stored, Impression)
-                after, conjectured = accumulated(
-                    stored, item.impression, policy or ImpressionPolicy()
-                )
-                latest[after.id] = after
-                made = None
-                if conjectured:
-                    made = item.conjecture.model_copy(update={"belief": after.belief})
-                    conjectures.append(made)
-                changed.append(
+            pending: set[str] = set()
+            """The turns of this call whose pending mark is still set, as it proceeds."""
+            for derivation in derivations:
+                turn = self._node(owner, "Turn", derivation.source.id)
+                if not isinstance(turn, Turn):
+                    raise StoreError(
+                        f"turn {derivation.source.id!r} of owner {owner} is not stored"
+                    )
+                if turn.pending:
+                    pending.add(turn.id)
+            for derivation in derivations:
+                made: list[Memory] = []
+                changed: list[dict[str, Any]] = []
+                impressions = derivation.impressions if derivation.source.id in pending else []
+                pending.discard(derivation.source.id)
+                for item in impressions:
+                    stored = latest.get(item.impression.id) or self._node(
+                        owner, "Impression", item.impression.id
+                    )
+                    assert stored is None or isinstance(stored, Impression)
+                    after, conjectured = accumulated(
+                        stored, item.impression, policy or ImpressionPolicy()
+                    )
+                    latest[after.id] = after
+                    conjecture = None
+                    if conjectured:
+                        conjecture = item.conjecture.model_copy(update={"belief": after.belief})
+                        made.append(conjecture)
+                    changed.append(
+                        {
+                            "impression": after.model_dump(mode="json"),
+                            "conjecture": None
+                            if conjecture is None
+                            else conjecture.model_dump(mode="json"),
+                        }
+                    )
+                conjectures.append(made)
+                changes.append(
                     {
-                        "impression": after.model_dump(mode="json"),
-                        "conjecture": None if made is None else made.model_dump(mode="json"),
+                        "turn_id": derivation.source.id,
+                        "memories": [
+                            memory.model_dump(mode="json") for memory in derivation.memories
+                        ],
+                        "links": [
+                            link.model_dump(mode="json", exclude_none=True)
+                            for link in derivation.links
+                        ],
+                        "impressions": changed,
                     }
                 )
-            self._write(
-                {
-                    "op": "save_memories",
-                    "owner": source.owner,
-                    "turn_id": source.id,
-                    "memories": [memory.model_dump(mode="json") for memory in memories],
-                    "links": [link.model_dump(mode="json", exclude_none=True) for link in links],
-                    "impressions": changed,
-                }
-            )
+            if changes:
+                self._write({"op": "save_derivations", "owner": owner, "derivations": changes})
             return conjectures
+
+    def working_memories(
+        self, owner: str, embeddings: Sequence[Embedding], size: int
+    ) -> list[list[SimilarMemory]]:
+        """For each embedding, the owner's `size` hot memories most similar to it (no turns).
+
+        The working memory in whose light a new item is labelled; one search for many items.
+        """
+        with self._lock:
+            hot = [
+                node
+                for node in self._nodes(owner, "Memory")
+                if isinstance(node, Memory) and node.tier == Tier.HOT and searchable(node)
+            ]
+            if not hot or not embeddings:
+                return [[] for _ in embeddings]
+            matrix = np.array([memory.embedding for memory in hot], dtype=np.float64)
+            queries = np.array(embeddings, dtype=np.float64)
+            norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
+            similarities = (queries @ matrix.T) / np.where(norms == 0.0, 1.0, norms)
+            found = []
+            for row in similarities.tolist():
+                ranked = sorted(zip(row, hot, strict=True), key=lambda pair: (-pair[0], pair[1].id))
+                found.append(
+                    [
+                        SimilarMemory(
+                            memory=memory.model_copy(update={"embedding": None}),
+                            similarity=similarity,
+                            turns=[],
+                        )
+                        for similarity, memory in ranked[:size]
+                    ]
+                )
+            return found
 
     def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
         """Store knowledge memories (from no turn) and edges among memories; idempotent by id."""
@@ -703,6 +775,8 @@ class NetworkXStore:
     def _apply(self, change: dict[str, Any]) -> None:
         """Apply one journalled change to the graph; applying it twice changes nothing more."""
         appliers = {
+            "save_turns": self._apply_save_turns,
+            "save_derivations": self._apply_save_derivations,
             "save_turn": self._apply_save_turn,
             "save_memories": self._apply_save_memories,
             "load": self._apply_load,
@@ -718,8 +792,18 @@ class NetworkXStore:
             raise StoreError(f"unknown change {change['op']!r} in the journal")
         applier(change)
 
+    def _apply_save_turns(self, change: dict[str, Any]) -> None:
+        """New turns, in order."""
+        for data in change["turns"]:
+            self._add_node(Turn.model_validate(data))
+
+    def _apply_save_derivations(self, change: dict[str, Any]) -> None:
+        """What turns gave, in order: as `_apply_save_memories` for each."""
+        for derivation in change["derivations"]:
+            self._apply_save_memories({"owner": change["owner"], **derivation})
+
     def _apply_save_turn(self, change: dict[str, Any]) -> None:
-        """A new turn."""
+        """A new turn (a journal entry written before `save_turns` existed)."""
         self._add_node(Turn.model_validate(change["turn"]))
 
     def _apply_save_memories(self, change: dict[str, Any]) -> None:
