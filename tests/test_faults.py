@@ -261,6 +261,15 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
     def where(whom: str) -> list[str]:
         return ["--path", str(tmp_path / f"{whom}.json")] if store == "networkx" else []
 
+    def stored(whom: str) -> OwnerGraph:
+        if store == "networkx":
+            opened: Store = NetworkXStore.open(tmp_path / f"{whom}.json")
+        else:
+            opened = server.store()
+        graph = opened.export(whom)
+        opened.close()
+        return graph
+
     def finish(whom: str) -> OwnerGraph:
         for command in ("observe", "consolidate"):
             arguments = [str(messages)] if command == "observe" else ["--at", JOB_AT.isoformat()]
@@ -270,28 +279,27 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
                 capture_output=True,
                 check=True,
             )
-        if store == "networkx":
-            opened: Store = NetworkXStore.open(tmp_path / f"{whom}.json")
-        else:
-            opened = server.store()
-        graph = opened.export(whom)
-        opened.close()
-        return graph
+        return stored(whom)
 
     calm = canonical(finish(owner + "-calm"))
     kills = []
     for seed in range(KILLS):
         whom = f"{owner}-{seed}"
+        # Batches of five: the process is killed in the middle of a batch (the line it has
+        # printed last ends the batch before), while deriving or writing its memories.
         command = [*graphmem, "observe", "--owner", whom, *where(whom), str(messages)]
+        command += ["--batch", "5"]
         with subprocess.Popen(
             command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
         ) as process:
             assert process.stdout is not None
             observed = random.Random(seed).randrange(len(CONVERSATION))
-            for _line in range(observed):
-                process.stdout.readline()
+            printed = [process.stdout.readline() for _line in range(observed)]
+            acknowledged = {line.split(":")[0] for line in printed if not line.startswith(" ")}
             process.kill()
             kills.append(observed)
+        kept = {node.id for node in stored(whom).nodes if isinstance(node, Turn)}
+        assert acknowledged <= kept
         graph = finish(whom)
         turns = [node.id for node in graph.nodes if isinstance(node, Turn)]
         assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))

@@ -16,6 +16,8 @@ from graphmem.model import MAX_TEXT_CHARS, MemoryKind
 from graphmem.retrieval import QUERY_EMBEDDING_CHARS
 from graphmem.store.base import Store
 
+from .test_sleep_crash import CONVERSATION, START, canonical, observe_all
+
 DAY_ONE = datetime(2026, 4, 1, 20, tzinfo=UTC)
 
 
@@ -206,3 +208,59 @@ def test_a_long_query_is_embedded_from_its_start_and_searched_whole(
     lexical = {item.memory.text: item.components.lexical for item in found.memories}
     assert lexical["We painted the fence green."] > 0  # "fence", at the query's very end
     assert lexical["The kettle whistles."] == 0
+
+
+def conversation_items() -> list[dict[str, object]]:
+    """The sleep-crash conversation as observe_many items, as observe_all observes it."""
+    days = {"mon": 0, "tue": 1, "wed": 2, "fri": 4}
+    return [
+        {
+            "text": text,
+            "message_id": f"m{number}",
+            "at": START + timedelta(days=days[session], hours=4 * (number % 4)),
+            "session": session,
+        }
+        for number, (session, text) in enumerate(CONVERSATION)
+    ]
+
+
+def test_a_batch_builds_the_graph_that_turn_by_turn_observing_builds(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    observe_all(memory, owner + "-one-by-one")
+    observed = memory.observe_many(owner, conversation_items())
+    assert [item.turn.id for item in observed] == [f"m{n}" for n in range(len(CONVERSATION))]
+    assert not any(item.pending for item in observed)
+    assert all(len(item.memories) == 1 for item in observed)
+    assert sum(len(item.conjectures) for item in observed) >= 1
+    assert canonical(store.export(owner)) == canonical(store.export(owner + "-one-by-one"))
+
+
+def test_a_batch_observed_again_changes_nothing(memory: GraphMem, store: Store, owner: str) -> None:
+    items = conversation_items()
+    memory.observe_many(owner, items[:10])
+    before = store.export(owner)
+    again = memory.observe_many(owner, items[:10])
+    assert [(item.pending, item.memories, item.conjectures) for item in again] == [
+        (False, [], [])
+    ] * 10
+    assert store.export(owner) == before
+    rest = memory.observe_many(owner, items)
+    assert [bool(item.memories) for item in rest] == [False] * 10 + [True] * 6
+
+
+def test_a_bad_item_is_named_and_nothing_of_the_batch_is_stored(
+    memory: GraphMem, store: Store, owner: str
+) -> None:
+    items = conversation_items()
+    items[3] = {**items[3], "at": datetime(2026, 5, 4, 8)}
+    with pytest.raises(InvalidInputError, match="item 3: at must be timezone-aware"):
+        memory.observe_many(owner, items)
+    with pytest.raises(InvalidInputError, match="item 1 must have a text and only"):
+        memory.observe_many(owner, [items[0], {"txt": "typo"}])
+    twice = [items[0], {**items[1], "message_id": "m0"}]
+    with pytest.raises(InvalidInputError, match="message ids 'm0' come twice"):
+        memory.observe_many(owner, twice)
+    with pytest.raises(InvalidInputError, match="non-empty list"):
+        memory.observe_many(owner, [])
+    assert store.owners().count(owner) == 0

@@ -4,8 +4,10 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from pydantic import SecretStr
 
+import graphmem.memory
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
@@ -68,3 +70,43 @@ def test_a_model_that_dies_mid_ingestion_loses_nothing(
     usage = endpoint.accounting.by_operation()["label_attention"]
     assert usage.failures == 7  # six observes and one complete_pending while the model was down
     assert usage.calls == 4 + 7 + 1 + 6
+
+
+def test_a_model_failure_mid_batch_leaves_that_chunk_and_the_rest_pending(
+    store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(graphmem.memory, "OBSERVE_CHUNK", 4)
+
+    def fails_on_day_six(body: dict[str, Any]) -> Reply:
+        """The model, except that it answers HTTP 500 about day 6."""
+        if "Day 6:" in body["messages"][-1]["content"]:
+            return Reply(status=500, body={"error": "down"})
+        return model(body)
+
+    items = [
+        {"text": text, "message_id": f"t{number}", "at": START + timedelta(hours=number)}
+        for number, text in enumerate(TURNS)
+    ]
+    with scripted_openai_server(responder=fails_on_day_six) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url,
+            SecretStr("sk-test"),
+            timeout_seconds=2,
+            max_retries=0,
+            backoff_seconds=0.01,
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        observed = memory.observe_many(owner, items)
+        # Chunks of four: t0-t3 derived; t4-t7 failed at t6, so nothing of them is written;
+        # t8-t11 were not tried. Every turn is stored.
+        assert [item.pending for item in observed] == [False] * 4 + [True] * 8
+        assert [len(item.memories) for item in observed] == [1] * 4 + [0] * 8
+        assert store.count_graph(owner).nodes["Turn"] == 12
+        assert store.count_graph(owner).nodes["Memory"] == 4
+        pending = [turn.id for turn in store.pending_turns(owner, 100)]
+        assert pending == [f"t{number}" for number in range(4, 12)]
+    with scripted_openai_server(responder=model, port=server.port):
+        assert memory.complete_pending(owner) == 8
+    endpoint.close()
+    assert store.pending_turns(owner, 100) == []
+    assert store.count_graph(owner).nodes["Memory"] == 12
