@@ -1,14 +1,25 @@
-"""The `graphmem` command line: observe, recall, consolidate, stats, export, import, forget-owner.
+"""The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-Also `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP server).
+The others: export, import, forget-owner, `demo` (a short conversation that shows every
+mechanism) and `mcp` (the MCP server).
+
+`import-history` reads a user's old chats in either of two formats, told apart by the file's
+first character that is not whitespace. `{` starts JSON lines of messages, read as `observe`
+reads them. Anything else is read as one JSON document: a list of OpenAI-style chat sessions
+(as LongMemEval's haystacks are), each a list of `{"role": ..., "content": ...}` messages or an
+object `{"session": ID, "at": ISO-TIME, "messages": [...]}` (only messages required). A message
+becomes a turn with text = content, speaker = role, session = the session's id (else its number
+in the file, from 1) and id "SESSION:N" for its Nth message, so importing a file again stores
+nothing new; its time is the session's `at` plus one second a message. Sessions without `at`
+follow one another a minute apart, the last message at `--at` (default now).
 """
 
 import argparse
 import json
 import sys
 import time
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from itertools import chain
 from pathlib import Path
 from typing import Any, TextIO
@@ -40,6 +51,12 @@ EXPORT_FORMAT = "graphmem-export"
 EXPORT_VERSION = 1
 MESSAGE_FIELDS = {"text", "id", "at", "speaker", "session"}
 """The keys of one observed message (a JSON object per line); only text is required."""
+SESSION_FIELDS = {"session", "at", "messages"}
+"""The keys of one chat session given as an object; only messages is required."""
+MESSAGE_GAP = timedelta(seconds=1)
+"""The time between the messages of an imported chat session."""
+SESSION_GAP = timedelta(minutes=1)
+"""The time between imported chat sessions that come without their own time."""
 
 
 def json_line(line: str, number: int) -> Any:
@@ -48,6 +65,36 @@ def json_line(line: str, number: int) -> Any:
         return json.loads(line)
     except (ValueError, RecursionError) as error:
         raise InvalidInputError(f"line {number}: not JSON: {error}") from None
+
+
+def json_kind(value: object) -> str:
+    """What a parsed JSON value is, in JSON's words ("a number", "a list", "null"...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def field_kind(fields: dict[str, Any], key: str) -> str:
+    """What the value of a key of a JSON object is, or "missing"."""
+    return json_kind(fields[key]) if key in fields else "missing"
+
+
+def parse_moment(at: object) -> datetime:
+    """An ISO 8601 time with a UTC offset as a datetime, else ValueError naming the problem."""
+    if not isinstance(at, str):
+        raise ValueError(f"at must be an ISO 8601 string, not {json_kind(at)}")
+    moment = datetime.fromisoformat(at)
+    if moment.utcoffset() is None:
+        raise ValueError(f"at {at!r} has no timezone")
+    return moment
 
 
 def read_message(line: str, number: int) -> dict[str, Any]:
@@ -61,19 +108,106 @@ def read_message(line: str, number: int) -> dict[str, Any]:
             f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
         )
     try:
-        at = message.get("at")
-        moment = None if at is None else datetime.fromisoformat(at)
-        if moment is not None and moment.utcoffset() is None:
-            raise ValueError(f"at {at!r} has no timezone")
         return {
             "text": check_text(message["text"]),
             "message_id": None if message.get("id") is None else check_identifier(message["id"]),
-            "at": moment,
+            "at": None if message.get("at") is None else parse_moment(message["at"]),
             "speaker": check_speaker(message.get("speaker", "user")),
             "session": check_session(message.get("session", "")),
         }
     except (TypeError, ValueError) as error:
         raise InvalidInputError(f"line {number}: {error}") from None
+
+
+def read_messages(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The `observe_many` items of JSON lines of messages, blank lines skipped, as they are read."""
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield read_message(line, number)
+
+
+def read_session(session: object, number: int) -> tuple[str, datetime | None, list[Any]]:
+    """The id, time (None if not given) and messages of the `number`th chat session of a file."""
+    if isinstance(session, list):
+        return str(number), None, session
+    if not isinstance(session, dict):
+        raise InvalidInputError(
+            f"session {number}: {json_kind(session)}, neither a list of messages"
+            " nor an object with messages"
+        )
+    unknown = sorted(set(session) - SESSION_FIELDS)
+    if unknown:
+        raise InvalidInputError(
+            f"session {number}: unknown keys {unknown}; known: {sorted(SESSION_FIELDS)}"
+        )
+    if not isinstance(session.get("messages"), list):
+        kind = field_kind(session, "messages")
+        raise InvalidInputError(f"session {number}: messages must be a list, not {kind}")
+    try:
+        key = str(number) if session.get("session") is None else check_session(session["session"])
+        at = None if session.get("at") is None else parse_moment(session["at"])
+    except ValueError as error:
+        raise InvalidInputError(f"session {number}: {error}") from None
+    return key, at, session["messages"]
+
+
+def read_chat_message(message: object, where: str) -> tuple[str, str]:
+    """The role and content of one OpenAI-style chat message, or InvalidInputError at `where`."""
+    if not isinstance(message, dict):
+        raise InvalidInputError(
+            f"{where}: {json_kind(message)}, not an object with role and content"
+        )
+    if not isinstance(message.get("content"), str):
+        kind = field_kind(message, "content")
+        raise InvalidInputError(f"{where}: content must be a string, not {kind}")
+    if not isinstance(message.get("role"), str):
+        raise InvalidInputError(
+            f"{where}: role must be a string, not {field_kind(message, 'role')}"
+        )
+    return message["role"], message["content"]
+
+
+def read_sessions(sessions: list[Any], start: datetime) -> list[dict[str, Any]]:
+    """The `observe_many` items of a JSON list of chat sessions, in order, all checked first.
+
+    Sessions without their own time follow one another SESSION_GAP apart, the last of their
+    messages at `start` (so none is in the future of `start`); a session's messages are
+    MESSAGE_GAP apart. A bad session or message raises InvalidInputError
+    naming it by its place in the file (session 2 message 3).
+    """
+    items = []
+    numbers: dict[str, int] = {}
+    """The place in the file of each session id seen, to refuse one id given twice."""
+    read = [read_session(session, number) for number, session in enumerate(sessions, start=1)]
+    untimed = [len(messages) for _key, at, messages in read if at is None and messages]
+    span = sum(untimed) * MESSAGE_GAP + len(untimed) * SESSION_GAP - MESSAGE_GAP - SESSION_GAP
+    untimed_start = start - span if untimed else start
+    for number, (key, at, messages) in enumerate(read, start=1):
+        if key in numbers:
+            raise InvalidInputError(
+                f"session {number}: id {key!r} is also session {numbers[key]}'s;"
+                " each session needs its own (it makes the message ids)"
+            )
+        numbers[key] = number
+        first = untimed_start if at is None else at
+        for place, message in enumerate(messages, start=1):
+            where = f"session {number} message {place}"
+            role, content = read_chat_message(message, where)
+            try:
+                items.append(
+                    {
+                        "text": check_text(content),
+                        "message_id": check_identifier(f"{key}:{place}"),
+                        "at": first + (place - 1) * MESSAGE_GAP,
+                        "speaker": check_speaker(role),
+                        "session": key,
+                    }
+                )
+            except ValueError as error:
+                raise InvalidInputError(f"{where}: {error}") from None
+        if at is None:
+            untimed_start = first + len(messages) * MESSAGE_GAP + SESSION_GAP
+    return items
 
 
 class ObserveProgress:
@@ -116,34 +250,143 @@ def run_observe(
 
     The lines before a bad one are observed first.
     """
+    total = len(lines) if isinstance(lines, list) else None
+    observe_in_batches(
+        settings,
+        owner,
+        read_messages(lines),
+        batch=batch,
+        total=total,
+        show=lambda observations: print_observations(observations, as_json, out),
+    )
+
+
+def observe_in_batches(
+    settings: Settings,
+    owner: str,
+    items: Iterator[dict[str, Any]],
+    *,
+    batch: int,
+    total: int | None,
+    show: Callable[[list[Observation]], None],
+) -> None:
+    """Observe items in order, `batch` a call, passing each call's observations to `show`.
+
+    Progress goes to stderr (of `total` items, if known). An InvalidInputError while reading
+    the items stops the run, once the items read before it are observed.
+    """
     if batch < 1:
         raise InvalidInputError(f"--batch is {batch}; it must be 1 or more")
-    total = len(lines) if isinstance(lines, list) else None
     progress = ObserveProgress(sys.stderr, total)
     with GraphMem.open(settings) as memory:
 
-        def observe(items: list[dict[str, Any]]) -> None:
-            print_observations(memory.observe_many(owner, items), as_json, out)
-            progress.add(len(items))
+        def observe(chunk: list[dict[str, Any]]) -> None:
+            show(memory.observe_many(owner, chunk))
+            progress.add(len(chunk))
 
-        items: list[dict[str, Any]] = []
+        chunk: list[dict[str, Any]] = []
         try:
-            for number, line in enumerate(lines, start=1):
-                if not line.strip():
-                    continue
+            while True:
                 try:
-                    items.append(read_message(line, number))
+                    item = next(items, None)
                 except InvalidInputError:
-                    if items:
-                        observe(items)
+                    if chunk:
+                        observe(chunk)
                     raise
-                if len(items) == batch:
-                    observe(items)
-                    items = []
-            if items:
-                observe(items)
+                if item is None:
+                    break
+                chunk.append(item)
+                if len(chunk) == batch:
+                    observe(chunk)
+                    chunk = []
+            if chunk:
+                observe(chunk)
         finally:
             progress.close()
+
+
+class ImportTally:
+    """Counts what an import observed: turns new, already stored and pending, and sessions."""
+
+    def __init__(self) -> None:
+        self.new = 0
+        self.stored = 0
+        self.pending = 0
+        self.sessions: set[str] = set()
+
+    def add(self, observations: list[Observation]) -> None:
+        """Count the observations of one call."""
+        for observed in observations:
+            self.sessions.add(observed.turn.session)
+            if observed.pending:
+                self.pending += 1
+            elif observed.memories:
+                self.new += 1
+            else:
+                self.stored += 1
+
+    def summary(self) -> str:
+        """The one-line summary of the import."""
+        messages = self.new + self.stored + self.pending
+        return (
+            f"imported {messages} messages from {len(self.sessions)} sessions: {self.new} new"
+            f" turns, {self.stored} already stored, {self.pending} pending (the model did not"
+            " answer; `graphmem consolidate` derives them)"
+        )
+
+
+def run_import_history(
+    settings: Settings,
+    owner: str,
+    path: Path,
+    *,
+    at: datetime | None,
+    batch: int,
+    as_json: bool,
+    out: TextIO,
+) -> None:
+    """Observe a chat history file (see the module docstring), `batch` messages a call.
+
+    Prints a summary line; with `as_json` the observations go to `out` as JSON lines and the
+    summary to stderr. A JSON-lines file stops at a bad line, as `observe` does (the lines
+    before it are stored); a file of sessions is checked whole before anything is stored.
+    """
+    start = datetime.now(UTC) if at is None else at
+    if start.utcoffset() is None:
+        raise InvalidInputError(f"--at {start.isoformat()} has no UTC offset")
+    text = input_text(path)
+    if not text.strip():
+        raise InvalidInputError(f"nothing to import: {path} is empty")
+    if text.lstrip().startswith("{"):
+        lines = text.split("\n")
+        items = read_messages(lines)
+        total = sum(1 for line in lines if line.strip())
+    else:
+        try:
+            document = json.loads(text)
+        except (ValueError, RecursionError) as error:
+            raise InvalidInputError(
+                f"{path}: not JSON: {error} (a file that starts with '{{' is read as JSON lines"
+                " of messages, any other as one JSON list of chat sessions)"
+            ) from None
+        if not isinstance(document, list):
+            raise InvalidInputError(
+                f"{path} holds {json_kind(document)}: neither a JSON list of chat sessions"
+                " nor JSON lines of messages (a JSON object a line)"
+            )
+        messages = read_sessions(document, start)
+        if not messages:
+            raise InvalidInputError(f"nothing to import: {path} holds no messages")
+        items, total = iter(messages), len(messages)
+    tally = ImportTally()
+
+    def show(observations: list[Observation]) -> None:
+        if as_json:
+            print_observations(observations, as_json, out)
+        tally.add(observations)
+
+    observe_in_batches(settings, owner, items, batch=batch, total=total, show=show)
+    print(tally.summary(), file=sys.stderr if as_json else out)
 
 
 def print_observations(observations: list[Observation], as_json: bool, out: TextIO) -> None:
@@ -358,6 +601,16 @@ def run_consolidate(
             printer.report(memory.consolidate(name, at=at, progress=printer))
 
 
+def input_text(path: Path) -> str:
+    """The whole text of a file, or of stdin for '-'."""
+    if str(path) == "-":
+        return sys.stdin.read()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(f"cannot read {path}: {error}") from None
+
+
 def input_lines(path: Path | None) -> Iterable[str]:
     """The lines of a file, or of stdin for None or '-', split at line feeds only.
 
@@ -365,10 +618,7 @@ def input_lines(path: Path | None) -> Iterable[str]:
     """
     if path is None or str(path) == "-":
         return sys.stdin
-    try:
-        return path.read_text(encoding="utf-8").split("\n")
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(f"cannot read {path}: {error}") from None
+    return input_text(path).split("\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -406,6 +656,39 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         default=OBSERVE_CHUNK,
         help=f"lines observed together (default {OBSERVE_CHUNK}); 1 observes each as it comes",
+    )
+    history = commands.add_parser(
+        "import-history",
+        parents=[owned],
+        help="observe a user's old chats: JSON lines of messages or a JSON list of sessions",
+        description="Observe a user's existing chat history in batches, and print a summary"
+        " line. FILE is told apart by its first character that is not whitespace: '{' starts"
+        " JSON lines of messages, read as `graphmem observe` reads them; anything else is read"
+        " as one JSON list of OpenAI-style chat sessions (as LongMemEval's haystacks are), each"
+        ' a list of {"role", "content"} messages or an object {"session": ID, "at": ISO-TIME,'
+        ' "messages": [...]} (only messages required). A message becomes a turn with text ='
+        " content, speaker = role, session = the session's id (else its number in the file,"
+        ' from 1), id "SESSION:N" for its Nth message (importing the file again stores nothing'
+        " new) and time = the session's at plus one second a message. Sessions without at"
+        " follow one another a minute apart, the last message at --at.",
+    )
+    history.add_argument("file", type=Path, help="the history file ('-' reads standard input)")
+    history.add_argument(
+        "--at",
+        type=datetime.fromisoformat,
+        help="ISO 8601 time with a UTC offset where sessions without their own time end"
+        " (default: now)",
+    )
+    history.add_argument(
+        "--json",
+        action="store_true",
+        help="print each observation as a JSON line (and the summary on stderr)",
+    )
+    history.add_argument(
+        "--batch",
+        type=int,
+        default=OBSERVE_CHUNK,
+        help=f"messages observed together (default {OBSERVE_CHUNK})",
     )
     recall = commands.add_parser(
         "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
@@ -469,6 +752,16 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             settings,
             arguments.owner,
             input_lines(arguments.file),
+            batch=arguments.batch,
+            as_json=arguments.json,
+            out=out,
+        )
+    elif command == "import-history":
+        run_import_history(
+            settings,
+            arguments.owner,
+            arguments.file,
+            at=arguments.at,
             batch=arguments.batch,
             as_json=arguments.json,
             out=out,

@@ -5,6 +5,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ import graphmem.memory
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
+from graphmem.model import Turn
 from graphmem.store.base import OwnerGraph
 
 from .conftest import ROOT, Neo4jServer, clean_env
@@ -263,3 +265,171 @@ def test_bad_paths_and_bytes_are_named_plainly(tmp_path: Path) -> None:
     )
     assert not_utf8.returncode == 1
     assert not_utf8.stderr.startswith("graphmem: the input is not UTF-8")
+
+
+def stored_turns(path: Path, owner: str) -> list[Turn]:
+    """The owner's turns in the networkx store at `path`, in the order of their times."""
+    with GraphMem.open(Settings(path=path)) as memory:
+        graph = memory.export(owner)
+    turns = [node for node in graph.nodes if isinstance(node, Turn)]
+    return sorted(turns, key=lambda turn: turn.created_at)
+
+
+def stored_counts(path: Path, owner: str) -> dict[str, int]:
+    """Nodes per label of the owner in the networkx store at `path`."""
+    with GraphMem.open(Settings(path=path)) as memory:
+        return memory.statistics(owner).nodes
+
+
+# LongMemEval's shape: a list of sessions of OpenAI-style messages, some with extra keys.
+HAYSTACK: list[list[dict[str, Any]]] = [
+    [
+        {"role": "user", "content": "I'm allergic to milk."},
+        {"role": "assistant", "content": "Noted: no milk for you."},
+    ],
+    [
+        {"role": "user", "content": "We adopted a cat named Miso.", "has_answer": True},
+        {"role": "assistant", "content": "Congratulations on Miso!"},
+        {"role": "user", "content": "She likes tuna."},
+    ],
+    [{"role": "user", "content": "My throat hurts."}],
+]
+
+
+def test_import_history_of_chat_sessions_keeps_their_order_and_stores_once(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "graph.json"
+    file = tmp_path / "haystack.json"
+    file.write_text(json.dumps(HAYSTACK, indent=1))
+    command = ["import-history", "--owner", "ann", str(file), "--path", str(path)]
+    first = cli([], *command, "--at", START.isoformat())
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith(
+        "imported 6 messages from 3 sessions: 6 new turns, 0 already stored, 0 pending"
+    ), first.stdout
+    assert len(first.stdout.splitlines()) == 1  # a summary, not a line a turn
+
+    counts = stored_counts(path, "ann")
+    assert (counts["Turn"], counts["Session"]) == (6, 3)
+    turns = stored_turns(path, "ann")
+    assert [(turn.id, turn.speaker, turn.session, turn.text) for turn in turns] == [
+        (f"{number}:{place}", message["role"], str(number), message["content"])
+        for number, session in enumerate(HAYSTACK, start=1)
+        for place, message in enumerate(session, start=1)
+    ]
+    second = timedelta(seconds=1)
+    # A second a message; each session a minute after the one before it ends; the last at --at.
+    first = START - 5 * second - 2 * timedelta(minutes=1)
+    starts = [first, first + 2 * second + timedelta(minutes=1)]
+    starts.append(starts[1] + 3 * second + timedelta(minutes=1))
+    assert [turn.created_at for turn in turns] == [
+        starts[0],
+        starts[0] + second,
+        starts[1],
+        starts[1] + second,
+        starts[1] + 2 * second,
+        starts[2],
+    ]
+
+    again = cli([], *command)  # another --at (now): the message ids alone decide
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith(
+        "imported 6 messages from 3 sessions: 0 new turns, 6 already stored, 0 pending"
+    ), again.stdout
+    assert stored_turns(path, "ann") == turns
+
+
+def test_import_history_keeps_the_times_and_ids_that_sessions_give(tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    sessions = [
+        {
+            "session": "trip",
+            "at": "2024-05-01T08:00:00+02:00",
+            "messages": [
+                {"role": "user", "content": "We land in Lisbon at noon."},
+                {"role": "assistant", "content": "Have a good flight!"},
+            ],
+        },
+        {"messages": [{"role": "user", "content": "I'm back home."}]},
+    ]
+    file = tmp_path / "sessions.json"
+    file.write_text(json.dumps(sessions))
+    later = datetime(2024, 6, 1, 9, tzinfo=UTC)
+    done = cli(
+        ["--path", str(path)],
+        *["import-history", "--owner", "ann", str(file), "--at", later.isoformat(), "--json"],
+    )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]  # only JSON lines
+    assert [reply["turn"]["id"] for reply in replies] == ["trip:1", "trip:2", "2:1"]
+    assert done.stderr.startswith("imported 3 messages from 2 sessions: 3 new turns")
+    turns = stored_turns(path, "ann")
+    assert [(turn.id, turn.session, turn.created_at) for turn in turns] == [
+        ("trip:1", "trip", datetime(2024, 5, 1, 6, tzinfo=UTC)),
+        ("trip:2", "trip", datetime(2024, 5, 1, 6, 0, 1, tzinfo=UTC)),
+        ("2:1", "2", later),
+    ]
+
+
+def test_import_history_reads_json_lines_as_observe_does(tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    where = ["--path", str(path)]
+    file = tmp_path / "messages.jsonl"
+    file.write_text("".join(json.dumps(message) + "\n\n" for message in MESSAGES))
+    observed = cli(where, "observe", "--owner", "ann", "--json", str(file))
+    assert observed.returncode == 0, observed.stderr
+    imported = cli(where, "import-history", "--owner", "bob", "--json", str(file))
+    assert imported.returncode == 0, imported.stderr
+    assert imported.stderr.startswith("imported 3 messages from 2 sessions: 3 new turns")
+
+    def turns(stdout: str) -> list[dict[str, Any]]:
+        replies = [json.loads(line)["turn"] for line in stdout.splitlines()]
+        return [{**turn, "owner": None} for turn in replies]
+
+    assert [turn["id"] for turn in turns(imported.stdout)] == ["m1", "m2", "m3"]
+    assert turns(imported.stdout) == turns(observed.stdout)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            json.dumps([HAYSTACK[0], [*HAYSTACK[1][:2], {"role": "user", "content": 3}]]),
+            "session 2 message 3: content must be a string, not a number",
+        ),
+        ("42", "holds a number: neither a JSON list of chat sessions nor JSON lines"),
+        (json.dumps([[{"role": "user"}]]), "session 1 message 1: content must be a string"),
+        (json.dumps([[{"role": 7, "content": "hi"}]]), "session 1 message 1: role must be a"),
+        (json.dumps([[{"role": "user", "content": " "}]]), "session 1 message 1: text is empty"),
+        (json.dumps([["hi"]]), "session 1 message 1: a string, not an object"),
+        (json.dumps([HAYSTACK[0], "hi"]), "session 2: a string, neither a list of messages"),
+        (json.dumps([{"at": "yesterday", "messages": []}]), "session 1: Invalid isoformat"),
+        (
+            json.dumps([{"at": "2024-05-01T08:00:00", "messages": HAYSTACK[0]}]),
+            "session 1: at '2024-05-01T08:00:00' has no timezone",
+        ),
+        (json.dumps([{"date": "2024-05-01", "messages": []}]), "session 1: unknown keys ['date']"),
+        (json.dumps([{"session": "a"}]), "session 1: messages must be a list, not missing"),
+        (
+            json.dumps([{"session": "2", "messages": HAYSTACK[0]}, HAYSTACK[1]]),
+            "session 2: id '2' is also session 1's",
+        ),
+        ("[[{", "not JSON: "),
+        ('{"text": "hi", "when": "now"}', "line 1: unknown keys ['when']"),  # JSON lines
+        ("[[], []]", "nothing to import: "),
+        (" \n", "nothing to import: "),
+    ],
+)
+def test_import_history_names_what_is_wrong_and_stores_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, problem: str
+) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    file = tmp_path / "history.json"
+    file.write_text(text)
+    assert graphmem.cli.main(["import-history", "--owner", "ann", str(file), *where]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("graphmem: "), error
+    assert problem in error, error
+    with GraphMem.open(Settings(path=tmp_path / "graph.json")) as memory:
+        assert memory.owners() == []

@@ -1,0 +1,189 @@
+"""Ingestion throughput: turn by turn (`observe`) against batches (`observe_many`), one store.
+
+    python benchmarks/ingestion.py [--store networkx|neo4j] [--data LOCOMO.json]
+        [--out RESULT.json (default benchmarks/ingestion-STORE.json)]
+
+Two workloads: the LoCoMo dev conversations (../shared/data/locomo/locomo_dev.json, one owner
+each) and the sleep benchmark's 1,000-turn month (benchmarks/sleep.py, one owner, a session a
+day). Each is ingested with the offline cognition as a live agent would (`observe`, one turn a
+call) and as an import (`observe_many`, a whole conversation a call), each run under fresh
+owners:
+- warm: every text's embedding is already in the embedder's cache (a first, unmeasured run
+  fills it), so the figure is graphmem's own work: the store, the cognition, the mechanisms;
+- cold (import only): an empty cache, so e5 computes every embedding on these cores, shown
+  beside e5's own rate on the same turn texts embedded in batches of 64 (the graph work must
+  not be the bottleneck).
+Turns per second count the workload's turns; the summaries, impressions and conjectures that
+ingestion makes on the way are part of the work timed. Neo4j needs GRAPHMEM_NEO4J_URI and
+GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start).
+"""
+
+import argparse
+import json
+import secrets
+import tempfile
+import time
+from collections.abc import Callable
+from contextlib import closing
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from locomo import load
+from sleep import START, conversation
+
+from graphmem.config import Settings
+from graphmem.embedding import E5Embedder
+from graphmem.memory import OBSERVE_CHUNK, GraphMem
+
+ROOT = Path(__file__).resolve().parent.parent
+Item = dict[str, Any]
+"""One turn as `observe_many` takes it."""
+
+
+def locomo_workload(path: Path) -> list[list[Item]]:
+    """The LoCoMo conversations' turns, one list a conversation, sessions in order."""
+    return [
+        [
+            {
+                "text": turn.text,
+                "message_id": turn.id,
+                "at": turn.at,
+                "speaker": turn.speaker,
+                "session": f"session_{turn.session}",
+            }
+            for turn in sample.conversation.turns
+        ]
+        for sample in load(path)
+    ]
+
+
+def month_workload() -> list[list[Item]]:
+    """The sleep benchmark's month as one conversation: 1,000 turns, a session a day."""
+    return [
+        [
+            {
+                "text": text,
+                "message_id": f"d{day}-{number}",
+                "at": START + timedelta(days=day, minutes=25 * number),
+                "session": f"day {day + 1}",
+            }
+            for day, texts in enumerate(conversation(30, 1000, 7))
+            for number, text in enumerate(texts)
+        ]
+    ]
+
+
+def one_by_one(memory: GraphMem, owner: str, items: list[Item]) -> None:
+    """Observe a conversation as a live agent does: one turn a call."""
+    for item in items:
+        memory.observe(
+            owner,
+            item["text"],
+            message_id=item["message_id"],
+            at=item["at"],
+            speaker=item.get("speaker", "user"),
+            session=item["session"],
+        )
+
+
+def as_import(memory: GraphMem, owner: str, items: list[Item]) -> None:
+    """Observe a conversation as an import does: the whole of it in one call."""
+    memory.observe_many(owner, items)
+
+
+def timed(
+    memory: GraphMem,
+    workload: list[list[Item]],
+    ingest: Callable[[GraphMem, str, list[Item]], None],
+) -> dict[str, float]:
+    """Ingest every conversation of a workload under fresh owners; turns and seconds."""
+    turns = sum(len(items) for items in workload)
+    started = time.perf_counter()
+    for items in workload:
+        ingest(memory, f"ingest-{secrets.token_hex(6)}", items)
+    seconds = time.perf_counter() - started
+    return {
+        "turns": turns,
+        "seconds": round(seconds, 2),
+        "turns_per_second": round(turns / seconds),
+    }
+
+
+def e5_rate(workload: list[list[Item]]) -> dict[str, float]:
+    """e5's own rate on the workload's turn texts, embedded in batches of OBSERVE_CHUNK."""
+    texts = [item["text"] for items in workload for item in items]
+    embedder = E5Embedder()
+    embedder.embed(texts[:8], "passage")  # loads the model
+    started = time.perf_counter()
+    for start in range(0, len(texts), OBSERVE_CHUNK):
+        embedder.embed(texts[start : start + OBSERVE_CHUNK], "passage")
+    seconds = time.perf_counter() - started
+    return {
+        "turns": len(texts),
+        "seconds": round(seconds, 2),
+        "turns_per_second": round(len(texts) / seconds),
+    }
+
+
+def opened(store: str, folder: Path, cache: Path) -> GraphMem:
+    """A GraphMem on the chosen store, offline, with e5 embeddings through a cache file."""
+    settings = Settings.from_env(
+        store=store,
+        cognition="offline",
+        embedder="e5",
+        embedding_cache=cache,
+        path=folder / "graph.json",
+    )
+    return GraphMem.open(settings)
+
+
+def measure(store: str, name: str, workload: list[list[Item]]) -> dict[str, Any]:
+    """The warm and cold figures of one workload on one store."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        with closing(opened(store, folder, folder / "warm.sqlite")) as memory:
+            timed(memory, workload, as_import)  # fills the cache: every text embedded once
+            warm_one_by_one = timed(memory, workload, one_by_one)
+            warm_import = timed(memory, workload, as_import)
+        with closing(opened(store, folder, folder / "cold.sqlite")) as memory:
+            cold_import = timed(memory, workload, as_import)
+    figures = {
+        "warm: observe (turn by turn)": warm_one_by_one,
+        "warm: observe_many (import)": warm_import,
+        "cold: observe_many with e5": cold_import,
+        "e5 alone, batches of 64": e5_rate(workload),
+    }
+    for method, result in figures.items():
+        print(
+            f"{store:8} {name:7} {method:30} {result['turns']:6} turns"
+            f" {result['seconds']:8.2f} s {result['turns_per_second']:7} turns/s",
+            flush=True,
+        )
+    return figures
+
+
+def main() -> None:
+    """Measure both workloads on one store; print the table and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
+    parser.add_argument(
+        "--data", type=Path, default=ROOT.parent / "shared/data/locomo/locomo_dev.json"
+    )
+    parser.add_argument("--out", type=Path)
+    arguments = parser.parse_args()
+    out = arguments.out or ROOT / "benchmarks" / f"ingestion-{arguments.store}.json"
+    results = {
+        "store": arguments.store,
+        "chunk": OBSERVE_CHUNK,
+        "workloads": {
+            "locomo": measure(arguments.store, "locomo", locomo_workload(arguments.data)),
+            "month": measure(arguments.store, "month", month_workload()),
+        },
+    }
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
