@@ -65,10 +65,18 @@ def terms(text: str) -> frozenset[str]:
     return frozenset(term_list(text))
 
 
-def mentions(text: str, cue: str) -> bool:
-    """Whether a text mentions a cue (Chinese anywhere, English at a word start; short: whole)."""
-    lowered = text.lower()
-    if HAN.search(cue):
-        return cue in lowered
-    end = r"\b" if len(cue) <= 3 else ""
-    return re.search(r"\b" + re.escape(cue) + end, lowered) is not None
+def mentions(text: str, cues: tuple[str, ...]) -> bool:
+    """Whether a text mentions any cue: Chinese anywhere, English at a word start (short: whole)."""
+    return _cue_pattern(cues).search(text.lower()) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
+    """One expression that finds any of the cues, as `mentions` defines finding one."""
+    parts = []
+    for cue in cues:
+        if HAN.search(cue):
+            parts.append(re.escape(cue))
+        else:
+            parts.append(r"\b" + re.escape(cue) + (r"\b" if len(cue) <= 3 else ""))
+    return re.compile("|".join(parts) or "(?!)")

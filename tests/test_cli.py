@@ -320,8 +320,8 @@ def test_import_history_of_chat_sessions_keeps_their_order_and_stores_once(
     ]
     second = timedelta(seconds=1)
     # A second a message; each session a minute after the one before it ends; the last at --at.
-    first = START - 5 * second - 2 * timedelta(minutes=1)
-    starts = [first, first + 2 * second + timedelta(minutes=1)]
+    began = START - 5 * second - 2 * timedelta(minutes=1)
+    starts = [began, began + 2 * second + timedelta(minutes=1)]
     starts.append(starts[1] + 3 * second + timedelta(minutes=1))
     assert [turn.created_at for turn in turns] == [
         starts[0],

@@ -77,7 +77,7 @@ FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)\b
 
 def first_match(text: str, sets: Iterable[Cues]) -> Cues | None:
     """The first cue set that the text mentions."""
-    return next((cues for cues in sets if any(mentions(text, word) for word in cues.words)), None)
+    return next((cues for cues in sets if mentions(text, cues.words)), None)
 
 
 def salience(text: str) -> tuple[float, str]:
@@ -168,7 +168,7 @@ class OfflineCognition:
             positions = [
                 position
                 for position, line in enumerate(dialogue.lines)
-                if any(mentions(line.text, word) for word in category.words)
+                if mentions(line.text, category.words)
             ]
             if positions:
                 texts = [dialogue.lines[position].text for position in positions]
