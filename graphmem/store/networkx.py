@@ -8,6 +8,7 @@ written since; opening the store replays it. One process at a time may open a fi
 """
 
 import fcntl
+import heapq
 import json
 import os
 import threading
@@ -91,6 +92,8 @@ class NetworkXStore:
         self._causes: dict[str, dict[tuple[str, str], None]] = {}
         """Per owner, the (cause id, effect id) of its CAUSES edges, in the order they came."""
         self._sessions: dict[tuple[str, str], list[str]] = {}
+        self._vectors: dict[tuple[str, str], tuple[Any, np.ndarray[Any, np.dtype[np.float64]]]] = {}
+        """Per (owner, memory id), the memory's embedding list and the same as an array."""
         """Per (owner, session), the ids of its turns in the order they were stored."""
         self._lock = threading.RLock()
         self._sequence = 0
@@ -235,13 +238,12 @@ class NetworkXStore:
             ]
             if not hot or not embeddings:
                 return [[] for _ in embeddings]
-            matrix = np.array([memory.embedding for memory in hot], dtype=np.float64)
-            queries = np.array(embeddings, dtype=np.float64)
-            norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
-            similarities = (queries @ matrix.T) / np.where(norms == 0.0, 1.0, norms)
+            similarities = self._similarity_rows(hot, embeddings)
             found = []
-            for row in similarities.tolist():
-                ranked = sorted(zip(row, hot, strict=True), key=lambda pair: (-pair[0], pair[1].id))
+            for row in similarities:
+                ranked = heapq.nsmallest(
+                    size, zip(row, hot, strict=True), key=lambda pair: (-pair[0], pair[1].id)
+                )
                 found.append(
                     [
                         SimilarMemory(
@@ -249,7 +251,7 @@ class NetworkXStore:
                             similarity=similarity,
                             turns=[],
                         )
-                        for similarity, memory in ranked[:size]
+                        for similarity, memory in ranked
                     ]
                 )
             return found
@@ -712,16 +714,32 @@ class NetworkXStore:
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
 
-    @staticmethod
-    def _similarities(memories: Sequence[Memory], embedding: Embedding) -> list[float]:
+    def _similarities(self, memories: Sequence[Memory], embedding: Embedding) -> list[float]:
         """The cosine similarity of each stored memory's embedding to an embedding."""
         if not memories:
             return []
-        matrix = np.array([memory.embedding for memory in memories], dtype=np.float64)
-        query = np.array(embedding, dtype=np.float64)
-        norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(query)
-        similarities: list[float] = ((matrix @ query) / np.where(norms == 0.0, 1.0, norms)).tolist()
+        return self._similarity_rows(memories, [embedding])[0]
+
+    def _similarity_rows(
+        self, memories: Sequence[Memory], embeddings: Sequence[Embedding]
+    ) -> list[list[float]]:
+        """For each embedding, the cosine similarity of each stored memory's embedding to it."""
+        matrix = np.stack([self._vector(memory) for memory in memories])
+        queries = np.array(embeddings, dtype=np.float64)
+        norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
+        similarities: list[list[float]] = (
+            (queries @ matrix.T) / np.where(norms == 0.0, 1.0, norms)
+        ).tolist()
         return similarities
+
+    def _vector(self, memory: Memory) -> "np.ndarray[Any, np.dtype[np.float64]]":
+        """A stored memory's embedding as an array, kept from one search to the next."""
+        key = (memory.owner, memory.id)
+        kept = self._vectors.get(key)
+        if kept is None or kept[0] is not memory.embedding:  # a new version, a new embedding
+            kept = (memory.embedding, np.asarray(memory.embedding, dtype=np.float64))
+            self._vectors[key] = kept
+        return kept[1]
 
     def _found(self, memory: Memory, similarity: float) -> SimilarMemory:
         """A search result: the memory without its embedding, its similarity and its turns."""
@@ -841,6 +859,7 @@ class NetworkXStore:
         for label in NODE_LABELS:
             for node_id in self._ids.pop((owner, label), {}):
                 self._graph.remove_node((owner, label, node_id))
+                self._vectors.pop((owner, node_id), None)
         for marks in (
             self._pending,
             self._awaiting_summary,
