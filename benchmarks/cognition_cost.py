@@ -30,8 +30,9 @@ from graphmem.cognition.base import (
     DialogueLine,
     EventTag,
     EventUpdate,
-    FactPair,
+    FactComparison,
     InferenceQuestion,
+    OlderFact,
 )
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder, E5Embedder
@@ -58,7 +59,9 @@ ANSWERS: dict[str, Any] = {
     "DialogueSummary": {"summary": "The user talked about a trip."},
     "EventTags": {"events": []},
     "Storyline": {"title": "Trip", "storyline": "2026-01-01: left."},
-    "FactJudgement": {"relation": "unrelated", "belief": 0.5, "reason": "no link"},
+    "FactJudgements": {
+        "judgements": [{"relation": "unrelated", "belief": 0.5, "reason": "no link"}] * 5
+    },
     "Impressions": {"impressions": []},
 }
 
@@ -141,7 +144,10 @@ def typical_questions(turns: list[dict[str, Any]], start: datetime) -> dict[str,
         "merge_event": EventUpdate(
             title="A trip", storyline=turns[1]["text"], last_at=start, development=tag, at=start
         ),
-        "judge_facts": FactPair(new=turns[2]["text"], old=turns[3]["text"], old_belief=0.7),
+        "judge_facts": FactComparison(  # a new fact and the five (BeliefPolicy.related) nearest
+            new=turns[2]["text"],
+            older=[OlderFact(text=turn["text"], belief=0.7) for turn in turns[3:8]],
+        ),
         "infer_impressions": InferenceQuestion(
             statement=turns[4]["text"],
             belief=0.9,

@@ -17,7 +17,8 @@ from graphmem.cognition.base import (
     DialogueLine,
     EventTag,
     EventUpdate,
-    FactPair,
+    FactComparison,
+    OlderFact,
 )
 from graphmem.embedding import Embedder
 from graphmem.ids import event_id, observation_id, summary_id
@@ -227,21 +228,29 @@ class Sleep:
                 and not memory.awaiting_consolidation
             ):
                 related.setdefault(memory.id, memory)
-        judged = []
         belief = self._beliefs.first_hand if fact.belief is None else fact.belief
-        for old in list(related.values())[:limit]:
-            old_belief = self._beliefs.first_hand if old.belief is None else old.belief
-            judgement = self._cognition.judge_facts(
-                FactPair(new=fact.text, old=old.text, old_belief=old_belief)
+        nearest = list(related.values())[:limit]
+        older = [
+            OlderFact(
+                text=old.text,
+                belief=self._beliefs.first_hand if old.belief is None else old.belief,
             )
-            judged.append(
-                Judged(
-                    old=old.id,
-                    old_belief=old_belief,
-                    relation=Relation(judgement.relation),
-                    estimate=judgement.belief,
-                )
+            for old in nearest
+        ]
+        judgements = (
+            self._cognition.judge_facts(FactComparison(new=fact.text, older=older)).judgements
+            if older
+            else []
+        )
+        judged = [
+            Judged(
+                old=memory.id,
+                old_belief=old.belief,
+                relation=Relation(judgement.relation),
+                estimate=judgement.belief,
             )
+            for memory, old, judgement in zip(nearest, older, judgements, strict=True)
+        ]
         duplicates = sorted(
             (item for item in judged if item.relation is Relation.DUPLICATE),
             key=lambda item: -item.old_belief,

@@ -11,8 +11,9 @@ from graphmem.cognition.base import (
     DialogueLine,
     EventTag,
     EventUpdate,
-    FactPair,
+    FactComparison,
     InferenceQuestion,
+    OlderFact,
     RelatedMemory,
 )
 from graphmem.cognition.offline import OfflineCognition
@@ -139,7 +140,8 @@ def test_a_development_is_appended_to_the_storyline() -> None:
 def test_facts_are_judged_by_mood_negation_and_shared_terms(
     new: str, old: str, relation: str
 ) -> None:
-    judgement = offline.judge_facts(FactPair(new=new, old=old, old_belief=0.8))
+    comparison = FactComparison(new=new, older=[OlderFact(text=old, belief=0.8)])
+    [judgement] = offline.judge_facts(comparison).judgements
     assert judgement.relation == relation
     if relation == "contradicts":
         assert judgement.belief == pytest.approx(0.2)

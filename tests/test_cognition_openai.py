@@ -13,6 +13,8 @@ from graphmem.cognition.base import (
     AttentionQuestion,
     Dialogue,
     DialogueLine,
+    FactComparison,
+    OlderFact,
     RelatedMemory,
 )
 from graphmem.cognition.openai import OpenAICognition
@@ -223,3 +225,26 @@ def test_a_blank_summary_is_invalid_and_an_overlong_one_is_cut() -> None:
     assert "text is empty" in server.requests[1]["body"]["messages"][-1]["content"]
     assert len(summary) == MAX_TEXT_CHARS
     assert summary.endswith("…")
+
+
+def test_facts_are_judged_in_one_call_and_a_judgement_short_is_an_error() -> None:
+    comparison = FactComparison(
+        new="I moved to Berlin.",
+        older=[OlderFact(text="I live in Paris.", belief=0.8), OlderFact(text="I cook.", belief=1)],
+    )
+    judged = {"relation": "contradicts", "belief": 0.7, "reason": "one home at a time"}
+    unrelated = {"relation": "unrelated", "belief": 0.5, "reason": "cooking is not a place"}
+    with scripted_openai_server() as server:
+        server.script(
+            chat_reply(json.dumps({"judgements": [judged, unrelated]})),
+            chat_reply(json.dumps({"judgements": [judged]})),
+        )
+        model, endpoint = cognition(server)
+        both = model.judge_facts(comparison).judgements
+        with pytest.raises(ModelOutputError, match="judged 1 older statements of 2"):
+            model.judge_facts(comparison)
+        endpoint.close()
+    assert [judgement.relation for judgement in both] == ["contradicts", "unrelated"]
+    sent = json.loads(server.requests[0]["body"]["messages"][-1]["content"])
+    assert [old["text"] for old in sent["older"]] == ["I live in Paris.", "I cook."]
+    assert endpoint.accounting.by_operation()["judge_facts"].calls == 2

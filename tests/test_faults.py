@@ -23,7 +23,7 @@ from graphmem.cognition.base import (
     AttentionQuestion,
     Dialogue,
     EventUpdate,
-    FactPair,
+    FactComparison,
     InferenceQuestion,
 )
 from graphmem.cognition.offline import OfflineCognition
@@ -51,7 +51,7 @@ QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
     "DialogueSummary": ("summarise_dialogue", Dialogue),
     "EventTags": ("tag_events", Dialogue),
     "Storyline": ("merge_event", EventUpdate),
-    "FactJudgement": ("judge_facts", FactPair),
+    "FactJudgements": ("judge_facts", FactComparison),
     "Impressions": ("infer_impressions", InferenceQuestion),
 }
 """Each task by the name of its answer's schema: the offline method and its question."""

@@ -198,12 +198,18 @@ MERGE_EVENT = Task(
 # -- consolidation (mechanism 6) -----------------------------------------------------------------
 
 
-class FactPair(Question):
-    """A new statement and an older related one, with the older one's belief."""
+class OlderFact(Question):
+    """An older statement, with its belief."""
+
+    text: str
+    belief: float = Field(ge=0, le=1)
+
+
+class FactComparison(Question):
+    """A new statement and the older related ones to weigh it against, most related first."""
 
     new: str
-    old: str
-    old_belief: float = Field(ge=0, le=1)
+    older: list[OlderFact]
 
 
 class FactJudgement(Answer):
@@ -221,10 +227,18 @@ class FactJudgement(Answer):
     reason: str = Field(description="One short sentence: why.")
 
 
+class FactJudgements(Answer):
+    """How a new statement relates to each older one."""
+
+    judgements: list[FactJudgement] = Field(
+        description="One judgement per older statement, in the order they were given."
+    )
+
+
 JUDGE_FACTS = Task(
     "judge_facts",
-    "You judge how a new statement about the user relates to an older one.",
-    FactJudgement,
+    "You judge how a new statement about the user relates to each of several older ones.",
+    FactJudgements,
 )
 
 
@@ -298,8 +312,8 @@ class Cognition(Protocol):
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
 
-    def judge_facts(self, pair: FactPair) -> FactJudgement:
-        """Judge how a new statement relates to an older one."""
+    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
+        """Judge how a new statement relates to each of the older ones, in their order."""
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Infer impressions from a statement and causal knowledge."""
@@ -332,10 +346,10 @@ class CountedCognition:
         self.calls[MERGE_EVENT.name] += 1
         return self.inner.merge_event(update)
 
-    def judge_facts(self, pair: FactPair) -> FactJudgement:
-        """Judge how a new statement relates to an older one."""
+    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
+        """Judge how a new statement relates to each of the older ones, in their order."""
         self.calls[JUDGE_FACTS.name] += 1
-        return self.inner.judge_facts(pair)
+        return self.inner.judge_facts(comparison)
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Infer impressions from a statement and causal knowledge."""

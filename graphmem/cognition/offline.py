@@ -40,8 +40,9 @@ from graphmem.cognition.base import (
     EventTag,
     EventTags,
     EventUpdate,
+    FactComparison,
     FactJudgement,
-    FactPair,
+    FactJudgements,
     Impression,
     Impressions,
     InferenceQuestion,
@@ -112,6 +113,33 @@ def shorten(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
+    """Contradiction by mood or negation, duplicate or support by shared content terms."""
+    shared = overlap(new, old)
+    new_mood, old_mood = mood(new), mood(old)
+    if new_mood * old_mood < 0:
+        return FactJudgement(relation="contradicts", belief=1 - old_belief, reason="opposite moods")
+    if shared >= CONTRADICTION_OVERLAP and negated(new) != negated(old):
+        return FactJudgement(
+            relation="contradicts",
+            belief=1 - old_belief,
+            reason=f"the same content ({shared:.0%} shared) with opposite negation",
+        )
+    if shared >= DUPLICATE_OVERLAP:
+        return FactJudgement(
+            relation="duplicate",
+            belief=(1 + old_belief) / 2,
+            reason=f"{shared:.0%} of the content terms are shared",
+        )
+    if shared >= RELATED_OVERLAP or (new_mood != 0 and new_mood == old_mood):
+        return FactJudgement(
+            relation="supports",
+            belief=(1 + old_belief) / 2,
+            reason=f"related content ({shared:.0%} shared) or the same mood",
+        )
+    return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
 
 
 COMMON_KNOWLEDGE = tuple(
@@ -191,33 +219,13 @@ class OfflineCognition:
             lines = [lines[0], "…", *lines[-(STORYLINE_LINES - 2) :]]
         return Storyline(title=update.title, storyline="\n".join(lines))
 
-    def judge_facts(self, pair: FactPair) -> FactJudgement:
-        """Contradiction by mood or negation, duplicate or support by shared content terms."""
-        shared = overlap(pair.new, pair.old)
-        new_mood, old_mood = mood(pair.new), mood(pair.old)
-        if new_mood * old_mood < 0:
-            return FactJudgement(
-                relation="contradicts", belief=1 - pair.old_belief, reason="opposite moods"
-            )
-        if shared >= CONTRADICTION_OVERLAP and negated(pair.new) != negated(pair.old):
-            return FactJudgement(
-                relation="contradicts",
-                belief=1 - pair.old_belief,
-                reason=f"the same content ({shared:.0%} shared) with opposite negation",
-            )
-        if shared >= DUPLICATE_OVERLAP:
-            return FactJudgement(
-                relation="duplicate",
-                belief=(1 + pair.old_belief) / 2,
-                reason=f"{shared:.0%} of the content terms are shared",
-            )
-        if shared >= RELATED_OVERLAP or (new_mood != 0 and new_mood == old_mood):
-            return FactJudgement(
-                relation="supports",
-                belief=(1 + pair.old_belief) / 2,
-                reason=f"related content ({shared:.0%} shared) or the same mood",
-            )
-        return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
+    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
+        """Each older statement judged on its own by `judge_fact`."""
+        return FactJudgements(
+            judgements=[
+                judge_fact(comparison.new, old.text, old.belief) for old in comparison.older
+            ]
+        )
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Apply each causal rule whose cause the statement matches."""

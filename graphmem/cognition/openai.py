@@ -16,14 +16,15 @@ from graphmem.cognition.base import (
     DialogueSummary,
     EventTags,
     EventUpdate,
-    FactJudgement,
-    FactPair,
+    FactComparison,
+    FactJudgements,
     Impressions,
     InferenceQuestion,
     Output,
     Storyline,
     Task,
 )
+from graphmem.errors import ModelOutputError
 from graphmem.openai_endpoint import OpenAIEndpoint
 
 
@@ -50,9 +51,15 @@ class OpenAICognition:
         """Merge a new development into an event's storyline."""
         return self._ask(MERGE_EVENT, update)
 
-    def judge_facts(self, pair: FactPair) -> FactJudgement:
-        """Judge how a new statement relates to an older one."""
-        return self._ask(JUDGE_FACTS, pair)
+    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
+        """Judge how a new statement relates to each of the older ones, in their order."""
+        answer = self._ask(JUDGE_FACTS, comparison)
+        if len(answer.judgements) != len(comparison.older):
+            raise ModelOutputError(
+                f"the model judged {len(answer.judgements)} older statements of"
+                f" {len(comparison.older)}"
+            )
+        return answer
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Infer impressions from a statement and causal knowledge."""
