@@ -1,165 +1,156 @@
-"""What the cognition costs per ingested turn: model calls by task, and prompt sizes in tokens.
+"""What the cognition costs per ingested turn: model calls and tokens by task, live and imported.
 
-    python benchmarks/cognition_cost.py ../shared/data/locomo/locomo_dev.json [--turns 100]
-        [--out RESULT.json]
+    python benchmarks/cognition_cost.py [--days 30] [--turns 1000] [--out RESULT.json]
 
-Ingests the first N turns of the first conversation through `GraphMem.observe` with the OpenAI
-cognition, against a stand-in model on 127.0.0.1 (graphmem.testing) that answers every task with
-a valid answer and reports prompt tokens counted with the XLM-R tokenizer of the offline
-embedder. Calls come from the endpoint's accounting. Tasks that ingestion does not run (the
-sleep job's) are measured on one typical input each.
+The workload is the sleep benchmark's month (benchmarks/sleep.py: 1,000 turns in 30 daily
+sessions), ingested with the OpenAI cognition against a stand-in model on 127.0.0.1
+(graphmem.testing) that answers every task as the offline cognition would, so the graph grows
+as it does offline and the calls are those a real model would get. Two ways:
+- live: as an agent observes, one `observe` a turn, and the sleep job each night;
+- import: the whole month in one `observe_many` (chunks of OBSERVE_CHUNK turns), then one sleep
+  job, as `graphmem import-history` does.
+Calls, prompt tokens and completion tokens come from the endpoint's accounting; the stand-in
+counts tokens with the XLM-R tokenizer of the offline embedder (messages and schema as sent).
 """
 
 import argparse
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, SecretStr
+from sleep import START, conversation
 
 from graphmem.cognition.base import (
-    INFER_IMPRESSIONS,
-    JUDGE_FACTS,
-    LABEL_ATTENTION,
-    MERGE_EVENT,
-    SUMMARISE_DIALOGUE,
-    TAG_EVENTS,
-    CausalRule,
+    AttentionQuestion,
     Dialogue,
-    DialogueLine,
-    EventTag,
     EventUpdate,
     FactComparison,
-    InferenceQuestion,
-    OlderFact,
+    PerceptionQuestion,
 )
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.memory import GraphMem
+from graphmem.memory import OBSERVE_CHUNK, GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import Reply, chat_reply, scripted_openai_server
 
-OUTPUT_NAMES = {
-    task.name: task.output.__name__
-    for task in (
-        LABEL_ATTENTION,
-        SUMMARISE_DIALOGUE,
-        TAG_EVENTS,
-        MERGE_EVENT,
-        JUDGE_FACTS,
-        INFER_IMPRESSIONS,
-    )
+QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
+    "AttentionLabel": ("label_attention", AttentionQuestion),
+    "DialogueSummary": ("summarise_dialogue", Dialogue),
+    "EventTags": ("tag_events", Dialogue),
+    "Storyline": ("merge_event", EventUpdate),
+    "FactJudgements": ("judge_facts", FactComparison),
+    "Perceptions": ("perceive", PerceptionQuestion),
 }
-"""The output model a task's requests name in their schema."""
+"""Each task by the name of its answer's schema: the offline method and its question."""
 
-ANSWERS: dict[str, Any] = {
-    "AttentionLabel": {"score": 5, "reason": "ordinary remark"},
-    "DialogueSummary": {"summary": "The user talked about a trip."},
-    "EventTags": {"events": []},
-    "Storyline": {"title": "Trip", "storyline": "2026-01-01: left."},
-    "FactJudgements": {
-        "judgements": [{"relation": "unrelated", "belief": 0.5, "reason": "no link"}] * 5
-    },
-    "Impressions": {"impressions": []},
-}
+
+def stand_in_model(embedder: E5Embedder) -> Any:
+    """A model that answers as the offline cognition, reporting tokens as XLM-R counts them."""
+    offline = OfflineCognition()
+
+    def answer(body: dict[str, Any]) -> Reply:
+        schema = body["response_format"]["json_schema"]
+        method, question = QUESTIONS[schema["name"]]
+        asked = body["messages"][-1]["content"]
+        answered = getattr(offline, method)(question.model_validate_json(asked)).model_dump_json()
+        sent = json.dumps(body["messages"], ensure_ascii=False) + json.dumps(schema["schema"])
+        return chat_reply(
+            answered,
+            prompt_tokens=embedder.count_tokens(sent),
+            completion_tokens=embedder.count_tokens(answered),
+        )
+
+    return answer
+
+
+def ingest(memory: GraphMem, days: list[list[str]], *, live: bool) -> None:
+    """The month observed live (a turn a call, a sleep job a night) or imported (one batch)."""
+    items: list[list[dict[str, Any]]] = [
+        [
+            {
+                "text": text,
+                "message_id": f"d{day}-{number}",
+                "at": START + timedelta(days=day, minutes=25 * number),
+                "session": f"day {day + 1}",
+            }
+            for number, text in enumerate(texts)
+        ]
+        for day, texts in enumerate(days)
+    ]
+    if not live:
+        memory.observe_many("bench", [item for day in items for item in day])
+        memory.consolidate("bench", at=START + timedelta(days=len(days), hours=15))
+        return
+    for day, turns in enumerate(items):
+        for item in turns:
+            memory.observe("bench", **item)
+        memory.consolidate("bench", at=START + timedelta(days=day, hours=15))
+
+
+def measure(days: list[list[str]], embedder: E5Embedder, *, live: bool) -> dict[str, Any]:
+    """Calls and tokens per ingested turn, by task, for one way of ingesting the month."""
+    turns = sum(len(texts) for texts in days)
+    with scripted_openai_server(responder=stand_in_model(embedder)) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("local"), timeout_seconds=60, max_retries=0
+        )
+        cognition = OpenAICognition(endpoint, "stand-in")
+        with GraphMem(NetworkXStore.open(None), CachedEmbedder(embedder), cognition) as memory:
+            ingest(memory, days, live=live)
+        usage = endpoint.accounting.by_operation()
+    tasks = {
+        task: {
+            "calls_per_turn": round(used.calls / turns, 3),
+            "prompt_tokens_per_turn": round(used.prompt_tokens / turns, 1),
+            "completion_tokens_per_turn": round(used.completion_tokens / turns, 1),
+            "prompt_tokens_per_call": round(used.prompt_tokens / max(used.calls, 1)),
+        }
+        for task, used in sorted(usage.items())
+    }
+    total = endpoint.accounting.total()
+    return {
+        "turns": turns,
+        "tasks": tasks,
+        "calls_per_turn": round(total.calls / turns, 3),
+        "tokens_per_turn": round((total.prompt_tokens + total.completion_tokens) / turns, 1),
+    }
 
 
 def main() -> None:
-    """Run the measurement and print a table (and write JSON when asked)."""
+    """Measure both ways of ingesting; print a table and write JSON when asked."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("data", type=Path)
-    parser.add_argument("--turns", type=int, default=100)
+    parser.add_argument("--days", type=int, default=30)
+    parser.add_argument("--turns", type=int, default=1000)
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
-    conversation = json.loads(arguments.data.read_text())[0]["conversation"]
-    turns = [turn for number in range(1, 100) for turn in conversation.get(f"session_{number}", [])]
-    turns = turns[: arguments.turns]
-
+    days = conversation(arguments.days, arguments.turns, seed=7)
     embedder = E5Embedder()
-    prompt_tokens: dict[str, list[int]] = {}
-
-    def stand_in_model(body: dict[str, Any]) -> Reply:
-        schema = body["response_format"]["json_schema"]
-        sent = json.dumps(body["messages"], ensure_ascii=False) + json.dumps(schema["schema"])
-        tokens = embedder.count_tokens(sent)
-        prompt_tokens.setdefault(schema["name"], []).append(tokens)
-        answer = json.dumps(ANSWERS[schema["name"]])
-        return chat_reply(
-            answer, prompt_tokens=tokens, completion_tokens=embedder.count_tokens(answer)
-        )
-
-    with scripted_openai_server(responder=stand_in_model) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("local"), timeout_seconds=30, max_retries=0
-        )
-        cognition = OpenAICognition(endpoint, "stand-in")
-        memory = GraphMem(NetworkXStore.open(None), CachedEmbedder(embedder), cognition)
-        start = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
-        for number, turn in enumerate(turns):
-            memory.observe(
-                "bench",
-                f"{turn['speaker']}: {turn['text']}",
-                message_id=turn["dia_id"],
-                at=start + timedelta(minutes=number),
-                speaker=turn["speaker"],
-            )
-        ingestion = endpoint.accounting.by_operation()
-        for task, question in typical_questions(turns, start).items():
-            getattr(cognition, task)(question)
-        memory.close()
-
-    rows = []
-    for task in ["label_attention", *typical_questions(turns, start)]:
-        usage = ingestion.get(task)
-        calls_per_turn = 0.0 if usage is None else usage.calls / len(turns)
-        sizes = prompt_tokens[OUTPUT_NAMES[task]]
-        rows.append(
-            {
-                "task": task,
-                "calls_per_ingested_turn": round(calls_per_turn, 3),
-                "prompt_tokens_mean": round(sum(sizes) / len(sizes)),
-                "prompt_tokens_max": max(sizes),
-            }
-        )
-    print("| task | calls per ingested turn | prompt tokens (mean) | prompt tokens (max) |")
-    print("|---|---|---|---|")
-    for row in rows:
-        print(f"| {' | '.join(str(value) for value in row.values())} |")
-    if arguments.out:
-        arguments.out.write_text(json.dumps({"turns": len(turns), "tasks": rows}, indent=2) + "\n")
-
-
-def typical_questions(turns: list[dict[str, Any]], start: datetime) -> dict[str, BaseModel]:
-    """One typical input for each task that ingestion does not run."""
-    lines = [
-        DialogueLine(speaker=turn["speaker"], text=turn["text"], at=start + timedelta(minutes=i))
-        for i, turn in enumerate(turns[:10])
-    ]
-    tag = EventTag(category="travel", title="A trip", detail=turns[0]["text"], timeliness_days=30)
-    return {
-        "summarise_dialogue": Dialogue(lines=lines),
-        "tag_events": Dialogue(lines=lines),
-        "merge_event": EventUpdate(
-            title="A trip", storyline=turns[1]["text"], last_at=start, development=tag, at=start
-        ),
-        "judge_facts": FactComparison(  # a new fact and the five (BeliefPolicy.related) nearest
-            new=turns[2]["text"],
-            older=[OlderFact(text=turn["text"], belief=0.7) for turn in turns[3:8]],
-        ),
-        "infer_impressions": InferenceQuestion(
-            statement=turns[4]["text"],
-            belief=0.9,
-            rules=[
-                CausalRule(cause="sore throat", effect="The user has a cold", sufficiency=0.6),
-                CausalRule(cause="helped a stranger", effect="The user is kind", sufficiency=0.15),
-                CausalRule(
-                    cause="went to a support group", effect="seeks support", sufficiency=0.5
-                ),
-            ],
-        ),
+    ways = {
+        "live": measure(days, embedder, live=True),
+        "import": measure(days, embedder, live=False),
     }
+    print(
+        "| task | live: calls / turn | live: tokens / turn | import: calls / turn |"
+        " import: tokens / turn |"
+    )
+    print("|---|---|---|---|---|")
+    for name in sorted(set(ways["live"]["tasks"]) | set(ways["import"]["tasks"])):
+        cells = []
+        for way in ways.values():
+            figures = way["tasks"].get(name, {})
+            tokens = figures.get("prompt_tokens_per_turn", 0) + figures.get(
+                "completion_tokens_per_turn", 0
+            )
+            cells += [str(figures.get("calls_per_turn", 0)), f"{tokens:.1f}"]
+        print(f"| {name} | {' | '.join(cells)} |")
+    totals = [f"{way['calls_per_turn']} | {way['tokens_per_turn']}" for way in ways.values()]
+    print(f"| all | {' | '.join(totals)} |")
+    if arguments.out:
+        arguments.out.write_text(json.dumps({"chunk": OBSERVE_CHUNK, **ways}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

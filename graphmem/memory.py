@@ -7,6 +7,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import zip_longest
 from types import TracebackType
@@ -21,7 +22,9 @@ from graphmem.cognition.base import (
     CausalRule,
     Cognition,
     CountedCognition,
-    InferenceQuestion,
+    PerceivedItem,
+    PerceptionQuestion,
+    Recalled,
     RelatedMemory,
 )
 from graphmem.cognition.base import (
@@ -361,21 +364,35 @@ def _cosines(embeddings: Sequence[Sequence[float]]) -> list[list[float]]:
     return similarities
 
 
-def _working_memory(
-    stored: list[SimilarMemory], unstored: list[tuple[Memory, float]]
-) -> list[SimilarMemory]:
-    """The WORKING_MEMORY most similar of the memories found stored and of unstored ones.
+@dataclass(frozen=True)
+class _Earlier:
+    """An earlier turn of a batch in a later one's working memory: its place, its memory's id."""
 
-    Unstored ones come with their similarity; best first, ties by id.
+    index: int
+    id: str
+
+
+def _working_memory(
+    stored: list[SimilarMemory], earlier: list[tuple[str, float]]
+) -> list[SimilarMemory | _Earlier]:
+    """The WORKING_MEMORY most similar of the hot memories found and of a batch's earlier turns.
+
+    The earlier turns come as (memory id, similarity), in their order; best first, ties by id.
     """
-    new = [
-        SimilarMemory(
-            memory=memory.model_copy(update={"embedding": None}), similarity=similarity, turns=[]
-        )
-        for memory, similarity in unstored
+    entries: list[tuple[float, str, SimilarMemory | _Earlier]] = [
+        (found.similarity, found.memory.id, found) for found in stored
     ]
-    ranked = sorted([*stored, *new], key=lambda found: (-found.similarity, found.memory.id))
-    return ranked[:WORKING_MEMORY]
+    entries += [
+        (similarity, memory_id, _Earlier(index=index, id=memory_id))
+        for index, (memory_id, similarity) in enumerate(earlier)
+    ]
+    entries.sort(key=lambda entry: (-entry[0], entry[1]))
+    return [entry for _similarity, _id, entry in entries[:WORKING_MEMORY]]
+
+
+def _memory_id(entry: SimilarMemory | _Earlier) -> str:
+    """The id of the memory a working-memory entry stands for."""
+    return entry.memory.id if isinstance(entry, SimilarMemory) else entry.id
 
 
 def _checked(check: Callable[[object], T], value: object) -> T:
@@ -974,11 +991,12 @@ class GraphMem:
         return turn.position == 0 or (turn.position + 1) % self._summaries.summary_turns == 0
 
     def _derive(self, owner: str, turns: Sequence[Turn]) -> list[tuple[list[Memory], list[Memory]]]:
-        """Embed, label and store stored turns' memories with their impressions, in one write.
+        """Embed, perceive and store stored turns' memories with their impressions, at once.
 
-        Returns each turn's memories and the conjectures it made. Each attention label is given
-        in the light of the hot memories most related to the turn, those of the turns before it
-        in `turns` included. A ModelError leaves every turn as it was (pending).
+        One batched embedding, one working-memory search, one `perceive` judgement and one write
+        for all the turns. Each turn's working memory is the hot memories and the earlier turns
+        of `turns` most similar to it. Returns each turn's memories and the conjectures it made.
+        A ModelError leaves every turn as it was (pending).
         """
         embeddings = self._embedder.embed([turn.text for turn in turns], "passage")
         found = self._store.working_memories(owner, embeddings, WORKING_MEMORY)
@@ -987,25 +1005,53 @@ class GraphMem:
             for rule in self._store.causal_rules(owner)
         ]
         among = _cosines(embeddings)
-        hot: list[tuple[int, Memory]] = []
-        """Hot memories of this chunk so far (by turn index), which the store does not hold yet."""
-        made: list[tuple[Turn, Memory, list[Link], list[InferredImpression]]] = []
-        for index, (turn, embedding, stored_related) in enumerate(
-            zip(turns, embeddings, found, strict=True)
+        ids = [observation_id(owner, turn.id) for turn in turns]
+        working_memories = [
+            _working_memory(
+                stored, [(ids[earlier], among[index][earlier]) for earlier in range(index)]
+            )
+            for index, stored in enumerate(found)
+        ]
+        items = [
+            PerceivedItem(
+                item=turn.text,
+                speaker=turn.speaker,
+                working_memory=[
+                    Recalled(
+                        text=entry.memory.text,
+                        attention=current_attention(
+                            entry.memory.attention, turn.created_at, self._attention
+                        ),
+                    )
+                    if isinstance(entry, SimilarMemory)
+                    else Recalled(text=turns[entry.index].text, attention=None, earlier=entry.index)
+                    for entry in working_memory
+                ],
+            )
+            for turn, working_memory in zip(turns, working_memories, strict=True)
+        ]
+        belief = self._beliefs.first_hand
+        perceptions = self._cognition.perceive(
+            PerceptionQuestion(items=items, belief=belief, rules=rules)
+        ).items
+        statements = [
+            item.statement for perception in perceptions for item in perception.impressions
+        ]
+        vectors = iter(self._embedder.embed(statements, "passage") if statements else [])
+        derivations = []
+        for turn, memory_id, embedding, working_memory, perception in zip(
+            turns, ids, embeddings, working_memories, perceptions, strict=True
         ):
-            unstored = [(memory, among[index][earlier]) for earlier, memory in hot]
-            related = _working_memory(stored_related, unstored)
-            label = self._label(turn.text, turn.speaker, related, turn.created_at)
             memory = Memory(
-                id=observation_id(owner, turn.id),
+                id=memory_id,
                 owner=owner,
                 text=turn.text,
                 created_at=turn.created_at,
                 kind=MemoryKind.OBSERVATION,
-                importance=label.score,
-                attention=initial_attention(label.score, turn.created_at),
-                tier=tier_for(label.score, self._tiers),
-                belief=self._beliefs.first_hand,
+                importance=perception.score,
+                attention=initial_attention(perception.score, turn.created_at),
+                tier=tier_for(perception.score, self._tiers),
+                belief=belief,
                 embedding=embedding,
                 accessed_at=turn.created_at,
                 awaiting_consolidation=True,
@@ -1014,38 +1060,23 @@ class GraphMem:
                 Link(
                     type=LinkType.RELATED,
                     source=memory.id,
-                    target=related[relation.index].memory.id,
+                    target=_memory_id(working_memory[relation.index]),
                     weight=relation.strength,
                 )
-                for relation in label.related
-                if relation.index < len(related)
+                for relation in perception.related
+                if relation.index < len(working_memory)
             ]
-            assert memory.belief is not None
-            inferred = self._cognition.infer_impressions(
-                InferenceQuestion(statement=turn.text, belief=memory.belief, rules=rules)
-            ).impressions
-            made.append((turn, memory, links, inferred))
-            if memory.tier == Tier.HOT:
-                hot.append((index, memory))
-        statements = [item.statement for *_made, inferred in made for item in inferred]
-        vectors = iter(self._embedder.embed(statements, "passage") if statements else [])
-        derivations = [
-            Derivation(
-                source=turn,
-                memories=[memory],
-                links=links,
-                impressions=[
-                    self._impressed(turn, memory, item, next(vectors)) for item in inferred
-                ],
+            impressions = [
+                self._impressed(turn, memory, item, next(vectors))
+                for item in perception.impressions
+            ]
+            derivations.append(
+                Derivation(source=turn, memories=[memory], links=links, impressions=impressions)
             )
-            for turn, memory, links, inferred in made
-        ]
         conjectures = self._store.save_memories(owner, derivations, self._impressions)
         return [
-            ([memory], made_by_turn)
-            for (_turn, memory, _links, _inferred), made_by_turn in zip(
-                made, conjectures, strict=True
-            )
+            (derivation.memories, made)
+            for derivation, made in zip(derivations, conjectures, strict=True)
         ]
 
     def _impressed(

@@ -24,7 +24,7 @@ from graphmem.cognition.base import (
     Dialogue,
     EventUpdate,
     FactComparison,
-    InferenceQuestion,
+    PerceptionQuestion,
 )
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
@@ -52,7 +52,7 @@ QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
     "EventTags": ("tag_events", Dialogue),
     "Storyline": ("merge_event", EventUpdate),
     "FactJudgements": ("judge_facts", FactComparison),
-    "Impressions": ("infer_impressions", InferenceQuestion),
+    "Perceptions": ("perceive", PerceptionQuestion),
 }
 """Each task by the name of its answer's schema: the offline method and its question."""
 

@@ -21,10 +21,16 @@ TURNS = [f"Day {number}: I walked {number} kilometres along the river." for numb
 
 def model(body: dict[str, Any]) -> Reply:
     """A stand-in language model: scores each item by its length, and infers nothing."""
-    if body["response_format"]["json_schema"]["name"] == "Impressions":
-        return chat_reply(json.dumps({"impressions": []}))
-    item = json.loads(body["messages"][-1]["content"])["item"]
-    return chat_reply(json.dumps({"score": min(len(item) / 10, 10), "reason": "length"}))
+    question = json.loads(body["messages"][-1]["content"])
+    if body["response_format"]["json_schema"]["name"] == "Perceptions":
+        items = [
+            {"score": min(len(item["item"]) / 10, 10), "reason": "length", "impressions": []}
+            for item in question["items"]
+        ]
+        return chat_reply(json.dumps({"items": items}))
+    return chat_reply(
+        json.dumps({"score": min(len(question["item"]) / 10, 10), "reason": "length"})
+    )
 
 
 def test_a_model_that_dies_mid_ingestion_loses_nothing(
@@ -67,9 +73,9 @@ def test_a_model_that_dies_mid_ingestion_loses_nothing(
     assert counts.nodes == {"Turn": 11, "Memory": 11, "Event": 0, "Impression": 0, "Session": 1}
     assert counts.links == {"FROM": 11, "NEXT": 10}
     assert store.pending_turns(owner, 100) == []
-    usage = endpoint.accounting.by_operation()["label_attention"]
+    usage = endpoint.accounting.by_operation()["perceive"]
     assert usage.failures == 7  # six observes and one complete_pending while the model was down
-    assert usage.calls == 4 + 7 + 1 + 6
+    assert usage.calls == 4 + 7 + 1 + 2  # the six pending turns: two calls of three turns each
 
 
 def test_a_model_failure_mid_batch_leaves_that_chunk_and_the_rest_pending(

@@ -290,10 +290,59 @@ class Impressions(Answer):
     )
 
 
-INFER_IMPRESSIONS = Task(
-    "infer_impressions",
-    "You infer impressions (possibly weak conclusions) from a statement about the user.",
-    Impressions,
+# -- perception: attention and impressions of new items at once (mechanisms 1 and 7) --------
+
+
+class Recalled(Question):
+    """An entry of a new item's working memory: a recalled memory, or an earlier item."""
+
+    text: str
+    attention: float | None = Field(
+        description="Current attention of this memory, 0-10 or a little more; null when it is an"
+        " item of this batch perceived earlier, whose attention is the score you give that item."
+    )
+    earlier: int | None = Field(
+        default=None, description="Position (from 0) of that earlier item in the batch."
+    )
+
+
+class PerceivedItem(Question):
+    """A new perceived item and its working memory, the most related first."""
+
+    item: str
+    speaker: str
+    working_memory: list[Recalled]
+
+
+class PerceptionQuestion(Question):
+    """New items in the order perceived, the belief in what is perceived, causal knowledge."""
+
+    items: list[PerceivedItem]
+    belief: float = Field(ge=0, le=1)
+    rules: list[CausalRule]
+
+
+class Perception(AttentionLabel):
+    """What a new item deserves, which working-memory entries it relates to, what it implies."""
+
+    impressions: list[Impression] = Field(
+        description="Impressions that follow from the item (at the given belief) through the"
+        " causal knowledge given or common knowledge; empty when nothing follows."
+    )
+
+
+class Perceptions(Answer):
+    """The perception of each new item."""
+
+    items: list[Perception] = Field(description="One entry per new item, in the order given.")
+
+
+PERCEIVE = Task(
+    "perceive",
+    "You label how much attention an agent should pay to each new item it perceived, in the"
+    " light of the memories it recalled for that item (its working memory), and infer the"
+    " impressions (possibly weak conclusions) each item gives about the user.",
+    Perceptions,
 )
 
 
@@ -315,8 +364,8 @@ class Cognition(Protocol):
     def judge_facts(self, comparison: FactComparison) -> FactJudgements:
         """Judge how a new statement relates to each of the older ones, in their order."""
 
-    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
-        """Infer impressions from a statement and causal knowledge."""
+    def perceive(self, question: PerceptionQuestion) -> Perceptions:
+        """Label each new item's attention and infer its impressions, in one judgement."""
 
 
 class CountedCognition:
@@ -351,7 +400,7 @@ class CountedCognition:
         self.calls[JUDGE_FACTS.name] += 1
         return self.inner.judge_facts(comparison)
 
-    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
-        """Infer impressions from a statement and causal knowledge."""
-        self.calls[INFER_IMPRESSIONS.name] += 1
-        return self.inner.infer_impressions(question)
+    def perceive(self, question: PerceptionQuestion) -> Perceptions:
+        """Label each new item's attention and infer its impressions, in one judgement."""
+        self.calls[PERCEIVE.name] += 1
+        return self.inner.perceive(question)

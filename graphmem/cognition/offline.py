@@ -46,6 +46,10 @@ from graphmem.cognition.base import (
     Impression,
     Impressions,
     InferenceQuestion,
+    Perception,
+    PerceptionQuestion,
+    Perceptions,
+    RelatedMemory,
     Relation,
     Storyline,
 )
@@ -226,6 +230,42 @@ class OfflineCognition:
                 judge_fact(comparison.new, old.text, old.belief) for old in comparison.older
             ]
         )
+
+    def perceive(self, question: PerceptionQuestion) -> Perceptions:
+        """Each item labelled by `label_attention` and inferred from by `infer_impressions`.
+
+        An earlier item of the batch in an item's working memory counts with the score it got.
+        """
+        scores: list[float] = []
+        perceptions = []
+        for item in question.items:
+            working_memory = [
+                RelatedMemory(
+                    text=entry.text,
+                    attention=scores[entry.earlier]
+                    if entry.earlier is not None
+                    else (entry.attention or 0.0),
+                )
+                for entry in item.working_memory
+            ]
+            label = self.label_attention(
+                AttentionQuestion(
+                    item=item.item, speaker=item.speaker, working_memory=working_memory
+                )
+            )
+            inferred = self.infer_impressions(
+                InferenceQuestion(statement=item.item, belief=question.belief, rules=question.rules)
+            )
+            scores.append(label.score)
+            perceptions.append(
+                Perception(
+                    score=label.score,
+                    related=label.related,
+                    reason=label.reason,
+                    impressions=inferred.impressions,
+                )
+            )
+        return Perceptions(items=perceptions)
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
         """Apply each causal rule whose cause the statement matches."""

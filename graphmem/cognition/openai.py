@@ -3,10 +3,10 @@
 from pydantic import BaseModel
 
 from graphmem.cognition.base import (
-    INFER_IMPRESSIONS,
     JUDGE_FACTS,
     LABEL_ATTENTION,
     MERGE_EVENT,
+    PERCEIVE,
     SUMMARISE_DIALOGUE,
     SYSTEM_RULES,
     TAG_EVENTS,
@@ -18,9 +18,9 @@ from graphmem.cognition.base import (
     EventUpdate,
     FactComparison,
     FactJudgements,
-    Impressions,
-    InferenceQuestion,
     Output,
+    PerceptionQuestion,
+    Perceptions,
     Storyline,
     Task,
 )
@@ -61,9 +61,14 @@ class OpenAICognition:
             )
         return answer
 
-    def infer_impressions(self, question: InferenceQuestion) -> Impressions:
-        """Infer impressions from a statement and causal knowledge."""
-        return self._ask(INFER_IMPRESSIONS, question)
+    def perceive(self, question: PerceptionQuestion) -> Perceptions:
+        """Label each new item's attention and infer its impressions, in one judgement."""
+        answer = self._ask(PERCEIVE, question)
+        if len(answer.items) != len(question.items):
+            raise ModelOutputError(
+                f"the model perceived {len(answer.items)} items of {len(question.items)}"
+            )
+        return answer
 
     def _ask(self, task: Task[Output], question: BaseModel) -> Output:
         """Send one task to the model and return its validated answer."""
