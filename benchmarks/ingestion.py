@@ -9,7 +9,8 @@ day). Each is ingested with the offline cognition as a live agent would (`observ
 call) and as an import (`observe_many`, a whole conversation a call), each run under fresh
 owners:
 - warm: every text's embedding is already in the embedder's cache (a first, unmeasured run
-  fills it), so the figure is graphmem's own work: the store, the cognition, the mechanisms;
+  fills .cache/ingestion-embeddings.sqlite, which later runs keep), so the figure is
+  graphmem's own work: the store, the cognition, the mechanisms;
 - cold (import only): an empty cache, so e5 computes every embedding on these cores, shown
   beside e5's own rate on the same turn texts embedded in batches of 64 (the graph work must
   not be the bottleneck).
@@ -37,6 +38,8 @@ from graphmem.embedding import E5Embedder
 from graphmem.memory import OBSERVE_CHUNK, GraphMem
 
 ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".cache" / "ingestion-embeddings.sqlite"
+"""The warm runs' embeddings, kept from one run to the next (the cold runs start empty)."""
 Item = dict[str, Any]
 """One turn as `observe_many` takes it."""
 
@@ -142,8 +145,9 @@ def measure(store: str, name: str, workload: list[list[Item]]) -> dict[str, Any]
     """The warm and cold figures of one workload on one store."""
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        with closing(opened(store, folder, folder / "warm.sqlite")) as memory:
-            timed(memory, workload, as_import)  # fills the cache: every text embedded once
+        CACHE.parent.mkdir(exist_ok=True)
+        with closing(opened(store, folder, CACHE)) as memory:
+            timed(memory, workload, as_import)  # fills the cache (once): every text embedded
             warm_one_by_one = timed(memory, workload, one_by_one)
             warm_import = timed(memory, workload, as_import)
         with closing(opened(store, folder, folder / "cold.sqlite")) as memory:

@@ -24,6 +24,8 @@ The rules (each number is a module constant):
   holds at least CAUSE_MATCH (all) of the cause's content terms, so "my throat swells" is not
   a "sore throat"; the impression's belief is sufficiency times the statement's belief, its
   half-life from lexicon.IMPRESSION_HALF_LIVES.
+- Perception of a chunk of items: each item in order, by the attention and impression rules;
+  an earlier item of the chunk in an item's working memory counts with the score it got.
 What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
 context, name events or summarise abstractively, use knowledge that is not in the graph.
 """
