@@ -1,7 +1,8 @@
 """Turn-level evidence retrieval on LoCoMo: graphmem against baselines computed in numpy.
 
     python benchmarks/locomo.py DATA.json [--store networkx|neo4j]
-        [--cognition offline|openai|dataset] [--k 10] [--conversations N] [--out RESULT.json]
+        [--cognition offline|openai|dataset] [--k 10] [--conversations N] [--import]
+        [--out RESULT.json]
 
 Every method ranks the turns of one conversation for each of its questions and returns its best
 k turns (default 10). Scores, per question category and overall, as in
@@ -25,7 +26,9 @@ peek mode over all questions (`graphmem:<store>:<cognition>:peek`, which changes
 as an agent recalls, waking what it uses (`graphmem:<store>:<cognition>`). Its ranking is the
 source turns of the recalled memories in order, without repeats, cut at k (it is asked for k
 memories, 2k in dataset mode). --store neo4j and --cognition openai take their addresses and
-keys from GRAPHMEM_* variables (graphmem.config); the embedder is always e5.
+keys from GRAPHMEM_* variables (graphmem.config); the embedder is always e5. --import adds a
+third run: each conversation ingested in one `observe_many`, as a history import
+(`graphmem:<store>:<cognition>:import` and its `:peek`).
 
 --cognition dataset measures the graph machinery with model-quality extractions and no model:
 graphmem also observes LoCoMo's own per-session observations (facts a language model drew from
@@ -512,35 +515,40 @@ def model_usage(memory: GraphMem) -> tuple[int, int]:
     return total.calls, total.prompt_tokens + total.completion_tokens
 
 
-def ingest(memory: GraphMem, owner: str, conversation: Conversation, facts: bool) -> int:
+def ingest(
+    memory: GraphMem, owner: str, conversation: Conversation, facts: bool, *, batch: bool = False
+) -> int:
     """Observe a conversation's turns in order; return how many stayed pending.
 
-    With `facts`, each session's dataset observations are observed after its dialogue.
+    With `batch`, all of them in one `observe_many`, as an import. With `facts`, each
+    session's dataset observations are observed after its dialogue.
     """
-    pending = 0
+    items: list[dict[str, Any]] = []
     for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
         session = list(turns)
-        for turn in session:
-            observation = memory.observe(
-                owner,
-                turn.text,
-                message_id=turn.id,
-                at=turn.at,
-                speaker=turn.speaker,
-                session=f"session_{number}",
-            )
-            pending += observation.pending
-        for index, fact in enumerate(conversation.facts.get(number, []) if facts else []):
-            observation = memory.observe(
-                owner,
-                fact.text,
-                message_id=f"{fact.source}#{index}",
-                at=session[-1].at,
-                speaker="observation",
-                session=f"session_{number}:observations",
-            )
-            pending += observation.pending
-    return pending
+        items += [
+            {
+                "text": turn.text,
+                "message_id": turn.id,
+                "at": turn.at,
+                "speaker": turn.speaker,
+                "session": f"session_{number}",
+            }
+            for turn in session
+        ]
+        items += [
+            {
+                "text": fact.text,
+                "message_id": f"{fact.source}#{index}",
+                "at": session[-1].at,
+                "speaker": "observation",
+                "session": f"session_{number}:observations",
+            }
+            for index, fact in enumerate(conversation.facts.get(number, []) if facts else [])
+        ]
+    if batch:
+        return sum(observation.pending for observation in memory.observe_many(owner, items))
+    return sum(memory.observe(owner, **item).pending for item in items)
 
 
 def source_turn(turn_id: str) -> str:
@@ -548,14 +556,16 @@ def source_turn(turn_id: str) -> str:
     return turn_id.split("#", maxsplit=1)[0]
 
 
-def ingest_all(memory: GraphMem, conversations: list[Conversation], facts: bool) -> Ingestion:
+def ingest_all(
+    memory: GraphMem, conversations: list[Conversation], facts: bool, *, batch: bool = False
+) -> Ingestion:
     """Ingest each conversation under a fresh owner, reporting progress on stderr."""
     owners = {}
     pending = done = 0
     started = time.perf_counter()
     for number, conversation in enumerate(conversations, start=1):
         owner = f"bench-{conversation.sample_id}-{secrets.token_hex(4)}"
-        pending += ingest(memory, owner, conversation, facts)
+        pending += ingest(memory, owner, conversation, facts, batch=batch)
         owners[conversation.sample_id] = owner
         done += len(conversation.turns)
         if facts:  # the dataset's observations are observed as turns too
@@ -619,15 +629,24 @@ def recall_pass(
 
 
 def run_graphmem(
-    conversations: list[Conversation], store: str, cognition: str, k: int, cache: Path = CACHE
+    conversations: list[Conversation],
+    store: str,
+    cognition: str,
+    k: int,
+    cache: Path = CACHE,
+    *,
+    batch: bool = False,
 ) -> dict[str, MethodRun]:
-    """Ingest, then recall every question twice: peek first, then waking, as an agent recalls."""
-    name = f"graphmem:{store}:{cognition}"
+    """Ingest, then recall every question twice: peek first, then waking, as an agent recalls.
+
+    Turn by turn, or with `batch` each conversation in one `observe_many` (":import").
+    """
+    name = f"graphmem:{store}:{cognition}" + (":import" if batch else "")
     with (
         tempfile.TemporaryDirectory() as folder,
         open_memory(store, cognition, Path(folder), conversations, cache) as memory,
     ):
-        ingestion = ingest_all(memory, conversations, facts=cognition == "dataset")
+        ingestion = ingest_all(memory, conversations, facts=cognition == "dataset", batch=batch)
         # The harness's own long-lived objects (the dataset, the baselines' indexes) would make
         # Python's cyclic collector pause recalls for ~70 ms now and then: set them aside, as a
         # long-running agent process would after start-up.
@@ -775,6 +794,12 @@ def main() -> None:
     parser.add_argument("--cognition", choices=["offline", "openai", "dataset"], default="offline")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--conversations", type=int)
+    parser.add_argument(
+        "--import",
+        dest="batch",
+        action="store_true",
+        help="also ingest each conversation in one observe_many (graphmem:...:import)",
+    )
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
     samples = load(arguments.data, arguments.conversations)
@@ -786,6 +811,12 @@ def main() -> None:
         for name, scorer in BASELINES.items()
     }
     runs.update(run_graphmem(conversations, arguments.store, arguments.cognition, arguments.k))
+    if arguments.batch:
+        runs.update(
+            run_graphmem(
+                conversations, arguments.store, arguments.cognition, arguments.k, batch=True
+            )
+        )
     methods = {name: summary(judge_all(run, samples), run.cost) for name, run in runs.items()}
 
     print_tables(methods, samples)
