@@ -52,6 +52,12 @@ class Settings(BaseModel):
         0.5, ge=0, description="first backoff cap; doubles per retry, full jitter"
     )
     openai_max_concurrent: int = Field(4, gt=0, description="model calls in flight at once")
+    openai_json_mode: Literal["auto", "json_schema", "json_object"] = Field(
+        "auto",
+        description="how answers are asked for: by JSON schema, or as a JSON object with the"
+        " schema in the prompt (llama.cpp's own server); auto tries the schema first and keeps"
+        " the object if the endpoint fails the schema",
+    )
     openai_response_cache: Path | None = Field(
         None, description="SQLite file caching valid model answers across runs; unset: none"
     )

@@ -1123,6 +1123,7 @@ def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | No
         max_retries=settings.openai_max_retries,
         backoff_seconds=settings.openai_backoff_seconds,
         max_concurrent=settings.openai_max_concurrent,
+        json_mode=None if settings.openai_json_mode == "auto" else settings.openai_json_mode,
         cache=None if cache is None else ResponseCache(cache),
     )
 

@@ -10,6 +10,7 @@ schema so that a rerun does not pay twice.
 import email.utils
 import hashlib
 import json
+import logging
 import random
 import sqlite3
 import threading
@@ -17,13 +18,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from graphmem.errors import ConfigurationError, ModelError, ModelOutputError
+
+log = logging.getLogger("graphmem")
 
 Output = TypeVar("Output", bound=BaseModel)
 Reply = TypeVar("Reply")
@@ -157,6 +160,7 @@ class OpenAIEndpoint:
         backoff_seconds: float = 0.5,
         max_concurrent: int = 4,
         cache: ResponseCache | None = None,
+        json_mode: Literal["json_schema", "json_object"] | None = None,
     ) -> None:
         self._client = openai.OpenAI(
             base_url=base_url,
@@ -170,6 +174,10 @@ class OpenAIEndpoint:
         self._cache = cache
         self._random = random.Random()  # noqa: S311 (jitter, not secrets)
         self.accounting = Accounting()
+        self.json_mode = json_mode
+        """How this endpoint takes structured answers: a JSON schema (OpenAI, vLLM...), or JSON
+        with the schema in the prompt (llama.cpp's own server answers HTTP 500 to a schema);
+        None until the first answer tells."""
 
     def embed(self, texts: Sequence[str], model: str, dimensions: int) -> list[list[float]]:
         """Embed texts with `model`, one vector of `dimensions` per text, in order."""
@@ -238,19 +246,28 @@ class OpenAIEndpoint:
         output: type[BaseModel],
         schema: dict[str, object],
     ) -> tuple[str, str | None]:
-        """One completion; returns its content and what is wrong with it (None when valid)."""
-        response: ChatCompletion = self._call(
-            operation,
-            lambda: self._client.chat.completions.create(
-                model=model,
-                messages=messages,
-                temperature=0,
-                response_format={
-                    "type": "json_schema",
-                    "json_schema": {"name": output.__name__, "schema": schema},
-                },
-            ),
-        )
+        """One completion; returns its content and what is wrong with it (None when valid).
+
+        The first completion asks for the answer by JSON schema and, if the endpoint fails that,
+        asks again for a JSON object with the schema in the prompt; the way that worked is kept.
+        """
+        if self.json_mode is None:
+            try:
+                response = self._complete(
+                    operation, model, messages, output, schema, by_schema=True
+                )
+                self.json_mode = "json_schema"
+            except ModelError:
+                log.warning("%s: no answer by JSON schema; asking for a JSON object", operation)
+                response = self._complete(
+                    operation, model, messages, output, schema, by_schema=False
+                )
+                self.json_mode = "json_object"
+        else:
+            by_schema = self.json_mode == "json_schema"
+            response = self._complete(
+                operation, model, messages, output, schema, by_schema=by_schema
+            )
         if response.usage is not None:
             self.accounting.add(
                 operation,
@@ -271,6 +288,48 @@ class OpenAIEndpoint:
                 for item in error.errors()[:5]
             )
         return content, None
+
+    def _complete(
+        self,
+        operation: str,
+        model: str,
+        messages: Sequence[ChatCompletionMessageParam],
+        output: type[BaseModel],
+        schema: dict[str, object],
+        *,
+        by_schema: bool,
+    ) -> ChatCompletion:
+        """Send one completion request asking for JSON by schema, or as a JSON object."""
+        if by_schema:
+            return self._call(
+                operation,
+                lambda: self._client.chat.completions.create(
+                    model=model,
+                    messages=messages,
+                    temperature=0,
+                    response_format={
+                        "type": "json_schema",
+                        "json_schema": {"name": output.__name__, "schema": schema},
+                    },
+                ),
+            )
+        told: list[ChatCompletionMessageParam] = [
+            {
+                "role": "system",
+                "content": f"Answer with a JSON object that follows this JSON schema:"
+                f" {json.dumps(schema, ensure_ascii=False)}",
+            },
+            *messages,
+        ]
+        return self._call(
+            operation,
+            lambda: self._client.chat.completions.create(
+                model=model,
+                messages=told,
+                temperature=0,
+                response_format={"type": "json_object"},
+            ),
+        )
 
     def _call(self, operation: str, send: Callable[[], Reply]) -> Reply:
         """Send one request, retrying transient failures; translate errors to graphmem's."""

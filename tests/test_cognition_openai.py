@@ -5,6 +5,7 @@ import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Literal
 
 import pytest
 from pydantic import SecretStr
@@ -39,6 +40,7 @@ def cognition(
     timeout_seconds: float = 5,
     cache: Path | None = None,
     max_concurrent: int = 4,
+    json_mode: Literal["json_schema", "json_object"] | None = "json_schema",
 ) -> tuple[OpenAICognition, OpenAIEndpoint]:
     endpoint = OpenAIEndpoint(
         server.base_url,
@@ -48,6 +50,7 @@ def cognition(
         backoff_seconds=0.01,
         max_concurrent=max_concurrent,
         cache=None if cache is None else ResponseCache(cache),
+        json_mode=json_mode,
     )
     return OpenAICognition(endpoint, "scripted-model"), endpoint
 
@@ -248,3 +251,34 @@ def test_facts_are_judged_in_one_call_and_a_judgement_short_is_an_error() -> Non
     sent = json.loads(server.requests[0]["body"]["messages"][-1]["content"])
     assert [old["text"] for old in sent["older"]] == ["I live in Paris.", "I cook."]
     assert endpoint.accounting.by_operation()["judge_facts"].calls == 2
+
+
+def test_an_endpoint_that_fails_json_schema_is_asked_for_a_json_object_from_then_on() -> None:
+    def llama_cpp(body: dict[str, Any]) -> Reply:
+        """Like llama.cpp's own server: HTTP 500 to a JSON schema, answers to a JSON object."""
+        if body["response_format"]["type"] == "json_schema":
+            return Reply(status=500, body={"error": "unsupported"})
+        return chat_reply(LABEL)
+
+    with scripted_openai_server(responder=llama_cpp) as server:
+        model, endpoint = cognition(server, max_retries=1, json_mode=None)
+        assert model.label_attention(QUESTION).score == 7.5
+        assert endpoint.json_mode == "json_object"
+        assert model.label_attention(QUESTION).score == 7.5
+        endpoint.close()
+    kinds = [request["body"]["response_format"]["type"] for request in server.requests]
+    assert kinds == ["json_schema", "json_schema", "json_object", "json_object"]
+    told = server.requests[2]["body"]["messages"][0]["content"]
+    assert told.startswith("Answer with a JSON object that follows this JSON schema:")
+    assert '"score"' in told
+
+
+def test_an_endpoint_that_answers_by_schema_keeps_being_asked_so() -> None:
+    with scripted_openai_server(responder=lambda body: chat_reply(LABEL)) as server:
+        model, endpoint = cognition(server, json_mode=None)
+        model.label_attention(QUESTION)
+        model.label_attention(QUESTION)
+        endpoint.close()
+    assert endpoint.json_mode == "json_schema"
+    kinds = [request["body"]["response_format"]["type"] for request in server.requests]
+    assert kinds == ["json_schema", "json_schema"]
