@@ -19,33 +19,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 from sleep import START, conversation
 
-from graphmem.cognition.base import (
-    AttentionQuestion,
-    Dialogue,
-    EventUpdate,
-    FactComparison,
-    PerceptionQuestion,
-)
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import OBSERVE_CHUNK, GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.networkx import NetworkXStore
-from graphmem.testing import Reply, chat_reply, scripted_openai_server
-
-QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
-    "AttentionLabel": ("label_attention", AttentionQuestion),
-    "DialogueSummary": ("summarise_dialogue", Dialogue),
-    "EventTags": ("tag_events", Dialogue),
-    "Storyline": ("merge_event", EventUpdate),
-    "FactJudgements": ("judge_facts", FactComparison),
-    "Perceptions": ("perceive", PerceptionQuestion),
-}
-"""Each task by the name of its answer's schema: the offline method and its question."""
+from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
 
 
 def stand_in_model(embedder: E5Embedder) -> Any:
@@ -54,9 +37,7 @@ def stand_in_model(embedder: E5Embedder) -> Any:
 
     def answer(body: dict[str, Any]) -> Reply:
         schema = body["response_format"]["json_schema"]
-        method, question = QUESTIONS[schema["name"]]
-        asked = body["messages"][-1]["content"]
-        answered = getattr(offline, method)(question.model_validate_json(asked)).model_dump_json()
+        answered = offline_answer(offline, body)
         sent = json.dumps(body["messages"], ensure_ascii=False) + json.dumps(schema["schema"])
         return chat_reply(
             answered,

@@ -1,4 +1,8 @@
-"""Test doubles that ship with graphmem: a scripted OpenAI-compatible server on 127.0.0.1."""
+"""Test doubles that ship with graphmem: a scripted OpenAI-compatible server on 127.0.0.1.
+
+`offline_answer` lets that server stand in for a model: it answers a request of the OpenAI
+cognition as the offline cognition would.
+"""
 
 import json
 import threading
@@ -8,6 +12,35 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from pydantic import BaseModel
+
+from graphmem.cognition.base import (
+    AttentionQuestion,
+    Dialogue,
+    EventUpdate,
+    FactComparison,
+    PerceptionQuestion,
+)
+from graphmem.cognition.offline import OfflineCognition
+
+OFFLINE_TASKS: dict[str, tuple[str, type[BaseModel]]] = {
+    "AttentionLabel": ("label_attention", AttentionQuestion),
+    "DialogueSummary": ("summarise_dialogue", Dialogue),
+    "EventTags": ("tag_events", Dialogue),
+    "Storyline": ("merge_event", EventUpdate),
+    "FactJudgements": ("judge_facts", FactComparison),
+    "Perceptions": ("perceive", PerceptionQuestion),
+}
+"""Each task by the name of its answer's schema: the cognition's method and its question."""
+
+
+def offline_answer(cognition: OfflineCognition, body: dict[str, Any]) -> str:
+    """The JSON answer the offline cognition gives to a chat completion request of graphmem's."""
+    method, question = OFFLINE_TASKS[body["response_format"]["json_schema"]["name"]]
+    asked = next(message for message in body["messages"] if message["role"] == "user")
+    answer: BaseModel = getattr(cognition, method)(question.model_validate_json(asked["content"]))
+    return answer.model_dump_json()
 
 
 @dataclass(frozen=True)

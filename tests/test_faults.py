@@ -17,15 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel, SecretStr
+from pydantic import SecretStr
 
-from graphmem.cognition.base import (
-    AttentionQuestion,
-    Dialogue,
-    EventUpdate,
-    FactComparison,
-    PerceptionQuestion,
-)
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
@@ -35,7 +28,13 @@ from graphmem.model import Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
-from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
+from graphmem.testing import (
+    Reply,
+    ScriptedServer,
+    chat_reply,
+    offline_answer,
+    scripted_openai_server,
+)
 
 from .conftest import Neo4jServer, clean_env
 from .test_sleep_crash import CONVERSATION, JOB_AT, START, canonical, check_counts, observe_all
@@ -45,16 +44,6 @@ pytestmark = pytest.mark.long
 
 KILLS = 3
 """graphmem observe is killed this many times a store, each after a random number of messages."""
-
-QUESTIONS: dict[str, tuple[str, type[BaseModel]]] = {
-    "AttentionLabel": ("label_attention", AttentionQuestion),
-    "DialogueSummary": ("summarise_dialogue", Dialogue),
-    "EventTags": ("tag_events", Dialogue),
-    "Storyline": ("merge_event", EventUpdate),
-    "FactJudgements": ("judge_facts", FactComparison),
-    "Perceptions": ("perceive", PerceptionQuestion),
-}
-"""Each task by the name of its answer's schema: the offline method and its question."""
 
 
 class OfflineModel:
@@ -90,10 +79,7 @@ class OfflineModel:
             return chat_reply('{"this is": not json')
         if fault == "hang":
             return Reply(hang=True)
-        method, question = QUESTIONS[body["response_format"]["json_schema"]["name"]]
-        asked = next(message for message in body["messages"] if message["role"] == "user")
-        answer = getattr(self._cognition, method)(question.model_validate_json(asked["content"]))
-        return chat_reply(answer.model_dump_json())
+        return chat_reply(offline_answer(self._cognition, body))
 
     @staticmethod
     def _fault(number: int) -> str | None:
