@@ -517,9 +517,9 @@ class GraphMem:
         Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
         `observe`); one message id stores once. The turns are stored, in order, before any model
         call. Their memories are derived OBSERVE_CHUNK turns at a time: one batched embedding,
-        one working-memory search and one store transaction a chunk, each turn labelled in the
-        light of the hot memories before it (those of earlier turns of the chunk included). If
-        the model fails, that chunk and the ones after it stay pending and say so; when the
+        one working-memory search, one model call (`perceive`) and one store transaction a
+        chunk; a turn's working memory holds the hot memories and the earlier turns of its chunk
+        most like it. If the model fails, that chunk and the ones after it stay pending and say so; when the
         model answers, up to PENDING_PER_OBSERVE older pending turns of the owner are derived
         too. Every `summary_turns` turns of a session, and when a new session starts (the ones
         before have ended), the dialogue that is ready is summarised and its events tagged (a
