@@ -518,13 +518,14 @@ class GraphMem:
         `observe`); one message id stores once. The turns are stored, in order, before any model
         call. Their memories are derived OBSERVE_CHUNK turns at a time: one batched embedding,
         one working-memory search, one model call (`perceive`) and one store transaction a
-        chunk; a turn's working memory holds the hot memories and the earlier turns of its chunk
-        most like it. If the model fails, that chunk and the ones after it stay pending and say so; when the
-        model answers, up to PENDING_PER_OBSERVE older pending turns of the owner are derived
-        too. Every `summary_turns` turns of a session, and when a new session starts (the ones
-        before have ended), the dialogue that is ready is summarised and its events tagged (a
-        model failure leaves that to the sleep job). `progress` hears how many of the batch's
-        pending turns are derived, after each chunk. Returns one observation per item, in order.
+        chunk; a turn's working memory holds the hot memories and the earlier turns of its
+        chunk most like it. If the model fails, that chunk and the ones after it stay pending
+        and say so; when the model answers, up to PENDING_PER_OBSERVE older pending turns of the
+        owner are derived too. Every `summary_turns` turns of a session, and when a new session
+        starts (the ones before have ended), the dialogue that is ready is summarised and its
+        events tagged (a model failure leaves that to the sleep job). `progress` hears how many
+        of the batch's pending turns are derived, after each chunk. Returns one observation per
+        item, in order.
         """
         _checked(check_owner, owner)
         turns = []
