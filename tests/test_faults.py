@@ -50,7 +50,7 @@ class OfflineModel:
     """A model server's answers: the offline cognition's, with faults on a schedule once armed.
 
     Counting requests from arming: every 7th is a 500, every 11th garbage (the client asks for
-    a repair), every 13th hangs past the client's timeout, and requests 40-49 all fail with 503
+    a repair), every 13th hangs past the client's timeout, and requests 20-29 all fail with 503
     (more than the client retries: the job stops with a ModelError).
     """
 
@@ -74,7 +74,7 @@ class OfflineModel:
             if fault is not None:
                 self.faults[fault] += 1
         if fault == "error":
-            return Reply(status=500 if self._count < 40 else 503, body={"error": "scripted"})
+            return Reply(status=500 if self._count < 20 else 503, body={"error": "scripted"})
         if fault == "garbage":
             return chat_reply('{"this is": not json')
         if fault == "hang":
@@ -84,7 +84,7 @@ class OfflineModel:
     @staticmethod
     def _fault(number: int) -> str | None:
         """The fault of the number-th armed request, if any."""
-        if 40 <= number < 50 or number % 7 == 0:
+        if 20 <= number < 30 or number % 7 == 0:
             return "error"
         if number % 11 == 0:
             return "garbage"
@@ -258,7 +258,13 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
 
     def finish(whom: str) -> OwnerGraph:
         for command in ("observe", "consolidate"):
-            arguments = [str(messages)] if command == "observe" else ["--at", JOB_AT.isoformat()]
+            # Batches of five, as in the killed runs: a turn's working memory holds the earlier
+            # turns of its batch, so the batches must be the same for the graphs to be.
+            arguments = (
+                [str(messages), "--batch", "5"]
+                if command == "observe"
+                else ["--at", JOB_AT.isoformat()]
+            )
             subprocess.run(
                 [*graphmem, command, "--owner", whom, *where(whom), *arguments],
                 env=environment,

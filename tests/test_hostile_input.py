@@ -957,8 +957,8 @@ def refusals() -> list[Refusal]:
                 f"observe --owner {owner!r}",
                 observe,
                 '{"text": "hi"}\n',
-                "graphmem: line 1: ",
-                "owner",
+                "graphmem: owner ",  # refused as a whole, before anything is stored
+                "",
             )
         )
     too_long = f"text has {MAX_TEXT_CHARS + 1} characters"
