@@ -331,12 +331,12 @@ def observe_then_consolidate(memory: GraphMem, owner: str) -> None:
         (
             Reply(500, {"error": {"message": "boom"}}),
             ModelError,
-            "^the model endpoint failed label_attention after 2 attempts: HTTP 500$",
+            "^the model endpoint failed perceive after 2 attempts: HTTP 500$",
         ),
         (
             chat_reply("Sure! Here is the JSON."),
             ModelError,
-            "^the model's answer to label_attention was invalid twice",
+            "^the model's answer to perceive was invalid twice",
         ),
     ],
     ids=["401", "500", "garbage"],
