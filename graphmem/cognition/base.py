@@ -341,7 +341,9 @@ PERCEIVE = Task(
     "perceive",
     "You label how much attention an agent should pay to each new item it perceived, in the"
     " light of the memories it recalled for that item (its working memory), and infer the"
-    " impressions (possibly weak conclusions) each item gives about the user.",
+    " impressions (possibly weak conclusions) each item gives about the user. A working-memory"
+    " entry whose attention is null is an earlier item of this batch (its position in"
+    " `earlier`): its attention is the score you give that item.",
     Perceptions,
 )
 
