@@ -93,7 +93,8 @@ MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
 
 OBSERVE_CHUNK = 64
-"""Turns derived together: one batched embedding, one working-memory search, one write."""
+"""Turns derived together: one batched embedding, one working-memory search, one model call
+(`perceive`), one write."""
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
 
@@ -355,6 +356,12 @@ def _turn(owner: str, item: Mapping[str, Any]) -> Turn:
     )
 
 
+def _chunks(turns: Sequence[Turn]) -> Iterator[Sequence[Turn]]:
+    """The turns OBSERVE_CHUNK at a time, in order: each chunk is derived at once."""
+    for start in range(0, len(turns), OBSERVE_CHUNK):
+        yield turns[start : start + OBSERVE_CHUNK]
+
+
 def _cosines(embeddings: Sequence[Sequence[float]]) -> list[list[float]]:
     """The cosine similarity of every pair of embeddings, as a square matrix."""
     matrix = np.array(embeddings, dtype=np.float64)
@@ -501,8 +508,14 @@ class GraphMem:
 
         The batch of one of `observe_many`, which says what happens.
         """
-        item = {"text": text, "message_id": message_id, "at": at, "speaker": speaker}
-        [observation] = self.observe_many(owner, [{**item, "session": session}])
+        item = {
+            "text": text,
+            "message_id": message_id,
+            "at": at,
+            "speaker": speaker,
+            "session": session,
+        }
+        [observation] = self.observe_many(owner, [item])
         return observation
 
     def observe_many(
@@ -552,18 +565,18 @@ class GraphMem:
                 f"message id{'s' if many else ''} {named} of owner {owner}"
                 f" {'are' if many else 'is'} already stored with another text{others}"
             )
-        pending = list({turn.id: turn for turn in stored.values() if turn.pending}.values())
+        pending = [turn for turn in stored.values() if turn.pending]
         derived: dict[str, tuple[list[Memory], list[Memory]]] = {}
-        for start in range(0, len(pending), OBSERVE_CHUNK):
-            chunk = pending[start : start + OBSERVE_CHUNK]
+        for chunk in _chunks(pending):
             try:
                 results = self._derive(owner, chunk)
-                derived.update(zip((turn.id for turn in chunk), results, strict=True))
             except ModelError as error:
-                log.warning("%d turns of %s stay pending: %s", len(pending) - start, owner, error)
+                left = len(pending) - len(derived)
+                log.warning("%d turns of %s stay pending: %s", left, owner, error)
                 break
+            derived.update(zip((turn.id for turn in chunk), results, strict=True))
             if progress is not None:
-                progress(min(start + OBSERVE_CHUNK, len(pending)))
+                progress(len(derived))
         pending_left = {turn.id for turn in pending} - set(derived)
         if derived:
             self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
@@ -594,9 +607,7 @@ class GraphMem:
         """
         _checked(check_owner, owner)
         done = 0
-        pending = self._store.pending_turns(owner, limit)
-        for start in range(0, len(pending), OBSERVE_CHUNK):
-            chunk = pending[start : start + OBSERVE_CHUNK]
+        for chunk in _chunks(self._store.pending_turns(owner, limit)):
             try:
                 self._derive(owner, chunk)
             except ModelError as error:
@@ -680,8 +691,7 @@ class GraphMem:
                 )
 
         while pending := self._store.pending_turns(owner, AWAITING_BATCH):
-            for start in range(0, len(pending), OBSERVE_CHUNK):
-                chunk = pending[start : start + OBSERVE_CHUNK]
+            for chunk in _chunks(pending):
                 self._derive(owner, chunk)  # a model failure stops the job; a later run goes on
                 for _turn in chunk:
                     counts["derived"] += 1

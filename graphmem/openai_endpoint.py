@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from graphmem.errors import ConfigurationError, ModelError, ModelOutputError
@@ -300,34 +301,25 @@ class OpenAIEndpoint:
         by_schema: bool,
     ) -> ChatCompletion:
         """Send one completion request asking for JSON by schema, or as a JSON object."""
-        if by_schema:
-            return self._call(
-                operation,
-                lambda: self._client.chat.completions.create(
-                    model=model,
-                    messages=messages,
-                    temperature=0,
-                    response_format={
-                        "type": "json_schema",
-                        "json_schema": {"name": output.__name__, "schema": schema},
-                    },
-                ),
+        sent = list(messages)
+        response_format: ResponseFormat = {
+            "type": "json_schema",
+            "json_schema": {"name": output.__name__, "schema": schema},
+        }
+        if not by_schema:
+            told = json.dumps(schema, ensure_ascii=False)
+            sent.insert(
+                0,
+                {
+                    "role": "system",
+                    "content": f"Answer with a JSON object that follows this JSON schema: {told}",
+                },
             )
-        told: list[ChatCompletionMessageParam] = [
-            {
-                "role": "system",
-                "content": f"Answer with a JSON object that follows this JSON schema:"
-                f" {json.dumps(schema, ensure_ascii=False)}",
-            },
-            *messages,
-        ]
+            response_format = {"type": "json_object"}
         return self._call(
             operation,
             lambda: self._client.chat.completions.create(
-                model=model,
-                messages=told,
-                temperature=0,
-                response_format={"type": "json_object"},
+                model=model, messages=sent, temperature=0, response_format=response_format
             ),
         )
 

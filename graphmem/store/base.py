@@ -92,6 +92,16 @@ class Derivation(BaseModel):
     links: list[Link] = []
     impressions: list[Impressed] = []
 
+    @property
+    def nodes(self) -> list[Node]:
+        """Every node it names: the turn, its memories, impressions and would-be conjectures."""
+        return [
+            self.source,
+            *self.memories,
+            *(item.impression for item in self.impressions),
+            *(item.conjecture for item in self.impressions),
+        ]
+
 
 class Cause(BaseModel):
     """Causal knowledge of an owner: a CAUSES edge between two knowledge memories."""

@@ -276,16 +276,7 @@ class Neo4jStore:
         the conjectures made, a list per derivation. `policy` (default ImpressionPolicy()) sets
         the threshold. StoreError if a turn is not stored (then nothing is).
         """
-        for derivation in derivations:
-            check_nodes(
-                owner,
-                [
-                    derivation.source,
-                    *derivation.memories,
-                    *(item.impression for item in derivation.impressions),
-                    *(item.conjecture for item in derivation.impressions),
-                ],
-            )
+        check_nodes(owner, [node for derivation in derivations for node in derivation.nodes])
         if not derivations:
             return []
         parameters = {

@@ -92,9 +92,9 @@ class NetworkXStore:
         self._causes: dict[str, dict[tuple[str, str], None]] = {}
         """Per owner, the (cause id, effect id) of its CAUSES edges, in the order they came."""
         self._sessions: dict[tuple[str, str], list[str]] = {}
+        """Per (owner, session), the ids of its turns in the order they were stored."""
         self._vectors: dict[tuple[str, str], tuple[Any, np.ndarray[Any, np.dtype[np.float64]]]] = {}
         """Per (owner, memory id), the memory's embedding list and the same as an array."""
-        """Per (owner, session), the ids of its turns in the order they were stored."""
         self._lock = threading.RLock()
         self._sequence = 0
         self._unsnapshotted = 0
@@ -155,15 +155,7 @@ class NetworkXStore:
         that cross the threshold make their conjecture (INFERRED_FROM the impression). Returns
         the conjectures made, a list per derivation. StoreError if a turn is not stored.
         """
-        for derivation in derivations:
-            check_nodes(
-                owner,
-                [
-                    derivation.source,
-                    *derivation.memories,
-                    *(item.conjecture for item in derivation.impressions),
-                ],
-            )
+        check_nodes(owner, [node for derivation in derivations for node in derivation.nodes])
         with self._lock:
             conjectures: list[list[Memory]] = []
             changes: list[dict[str, Any]] = []
