@@ -1,7 +1,8 @@
 // Purpose: move the owner's memories of one tier beyond its capacity one tier down, the least
 //          attended first (attention decayed as in graphmem/mechanisms/attention.py; ties by
 //          id), without the label Hot (the mirror of tier 0). Runs in an auto-commit
-//          transaction (CALL {} IN TRANSACTIONS).
+//          transaction (CALL {} IN TRANSACTIONS); each batch takes the owner's write lock
+//          (cypher/lock_owner.cypher) before it moves its first memory.
 // Parameters: $owner, $now, $long_half_life and $short_half_life (seconds), $tier (0-2),
 //             $capacity.
 // Returns: moved (how many memories moved down).
@@ -21,6 +22,9 @@ WITH m,
 ORDER BY level DESC, m.id ASC
 SKIP $capacity
 CALL (m) {
+  MERGE (lock:Owner {owner: $owner})
+  SET lock._lock = true
+  REMOVE lock._lock
   SET m.tier = $tier + 1
   REMOVE m:Hot
 } IN TRANSACTIONS OF 5000 ROWS

@@ -1,6 +1,7 @@
 // Purpose: sink the owner's memories of tiers 0-2 whose current attention (decayed as in
 //          graphmem/mechanisms/attention.py) is below their tier's floor, in batches; a sunk
-//          memory loses the label Hot (the mirror of tier 0).
+//          memory loses the label Hot (the mirror of tier 0). Each batch takes the owner's write
+//          lock (cypher/lock_owner.cypher) before it moves its first memory.
 //          Runs in an auto-commit transaction (CALL {} IN TRANSACTIONS).
 // Parameters: $owner, $now, $long_half_life and $short_half_life (seconds), $floors (least
 //             attention of tiers 0, 1 and 2).
@@ -22,6 +23,9 @@ CALL (m) {
          ELSE 0.0 END) AS level
   WITH m, size([floor IN $floors WHERE level < floor]) AS fits
   WHERE fits > m.tier
+  MERGE (lock:Owner {owner: $owner})
+  SET lock._lock = true
+  REMOVE lock._lock
   SET m.tier = fits
   REMOVE m:Hot
   RETURN count(*) AS sunk

@@ -1,4 +1,5 @@
-// Purpose: create graphmem's schema: a unique (owner, id) per label, owner indexes, turns by
+// Purpose: create graphmem's schema: a unique (owner, id) per label, one Owner node per owner (its
+//          write lock: cypher/lock_owner.cypher), owner indexes, turns by
 //          (owner, session, position), the marks of work to do (each property exists only while
 //          true, so its index holds only the marked nodes), events by (owner, category), the
 //          memory vector index (owner and tier as its filter properties, so a similarity search
@@ -18,6 +19,7 @@ CREATE CONSTRAINT memory_key IF NOT EXISTS FOR (n:Memory) REQUIRE (n.owner, n.id
 CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT session_key IF NOT EXISTS FOR (n:Session) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT impression_key IF NOT EXISTS FOR (n:Impression) REQUIRE (n.owner, n.id) IS UNIQUE;
+CREATE CONSTRAINT owner_key IF NOT EXISTS FOR (n:Owner) REQUIRE n.owner IS UNIQUE;
 CREATE INDEX turn_owner IF NOT EXISTS FOR (n:Turn) ON (n.owner);
 CREATE INDEX memory_owner IF NOT EXISTS FOR (n:Memory) ON (n.owner);
 CREATE INDEX event_owner IF NOT EXISTS FOR (n:Event) ON (n.owner);

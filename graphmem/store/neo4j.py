@@ -201,6 +201,27 @@ def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
     }
 
 
+def _lock_owner(transaction: neo4j.ManagedTransaction, owner: str) -> None:
+    """Take the owner's write lock, first in every write transaction of the owner.
+
+    The owner's write transactions then run one at a time and never deadlock on each other.
+    A deadlock costs more than its retry: the driver (5.28 and 6.4 alike) hands a failed
+    transaction's connection back to its pool before it has finished checking it, and another
+    thread that takes the connection meanwhile can fail or hang reading from it.
+    """
+    transaction.run(load_statement("lock_owner"), {"owner": owner}).consume()
+
+
+def _rows(result: neo4j.Result) -> list[dict[str, Any]]:
+    """A result's records as dicts of their values as decoded.
+
+    Every statement returns maps, lists and values, never nodes, and Record.data() would walk
+    each nested value again in Python (a third of a recall's time).
+    """
+    keys = result.keys()
+    return [dict(zip(keys, record, strict=True)) for record in result]
+
+
 class Neo4jStore:
     """The store on a Neo4j server, reached over Bolt; every statement comes from cypher/."""
 
@@ -254,7 +275,8 @@ class Neo4jStore:
         check_nodes(owner, turns)
         if not turns:
             return []
-        rows = self._run(
+        rows = self._write(
+            owner,
             load_statement("save_turns"),
             {"owner": owner, "rows": [_turn_row(turn) for turn in turns]},
         )
@@ -300,8 +322,8 @@ class Neo4jStore:
         }
 
         def work(transaction: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-            result = transaction.run(load_statement("save_memories"), parameters)
-            rows = [record.data() for record in result]
+            _lock_owner(transaction, owner)
+            rows = _rows(transaction.run(load_statement("save_memories"), parameters))
             saved = {row["turn_id"] for row in rows}
             missing = [item.source.id for item in derivations if item.source.id not in saved]
             if missing:  # raised inside the transaction function, so nothing is committed
@@ -324,7 +346,8 @@ class Neo4jStore:
     def save_knowledge(self, owner: str, memories: Sequence[Memory], links: Sequence[Link]) -> None:
         """Store knowledge memories (from no turn) and edges among memories; idempotent by id."""
         check_nodes(owner, memories)
-        self._run(
+        self._write(
+            owner,
             load_statement("save_knowledge"),
             {
                 "owner": owner,
@@ -348,7 +371,8 @@ class Neo4jStore:
         check_nodes(owner, graph.nodes)
         turns = [node for node in graph.nodes if isinstance(node, Turn)]
         turns.sort(key=lambda turn: (turn.position is None, turn.position or 0))
-        self._run_together(
+        self._write_together(
+            owner,
             [
                 (
                     load_statement("save_turns"),
@@ -379,7 +403,7 @@ class Neo4jStore:
                         ],
                     },
                 ),
-            ]
+            ],
         )
 
     def forget(self, owner: str) -> None:
@@ -419,7 +443,8 @@ class Neo4jStore:
         one and with its members PART_OF it. Idempotent: a summary already stored is kept.
         """
         check_nodes(summary.owner, [summary, *(change.event for change in events)])
-        self._run(
+        self._write(
+            summary.owner,
             load_statement("save_summary"),
             {
                 "owner": summary.owner,
@@ -462,7 +487,8 @@ class Neo4jStore:
         gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
         Moves and edges naming memories not stored are skipped.
         """
-        self._run(
+        self._write(
+            owner,
             load_statement("settle_fact"),
             {
                 "owner": owner,
@@ -614,7 +640,9 @@ class Neo4jStore:
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
         rows = [link.model_dump(mode="json") for link in links]
-        [result] = self._run(load_statement("link_memories"), {"owner": owner, "rows": rows})
+        [result] = self._write(
+            owner, load_statement("link_memories"), {"owner": owner, "rows": rows}
+        )
         if result["linked"] != len(rows):
             raise StoreError(f"{len(rows) - result['linked']} edges name memories not stored")
 
@@ -627,7 +655,8 @@ class Neo4jStore:
         tiers: TierPolicy,
     ) -> list[Woken]:
         """Use memories and wake their neighbours (mechanisms.attention), all at once."""
-        [row] = self._run(
+        [row] = self._write(
+            owner,
             load_statement("wake"),
             {
                 "owner": owner,
@@ -692,28 +721,40 @@ class Neo4jStore:
             records, _summary, keys = self._driver.execute_query(
                 statement, parameters, database_=self._database, routing_=routing
             )
-        # Records as dicts of their values as decoded: every statement returns maps, lists and
-        # values, never nodes, and Record.data() would walk each nested value again in Python
-        # (a third of a recall's time).
-        return [dict(zip(keys, record, strict=True)) for record in records]
+        return [dict(zip(keys, record, strict=True)) for record in records]  # as in _rows
 
     def _find(self, name: str, parameters: dict[str, Any]) -> list[SimilarMemory]:
         """Run a search of cypher/<name>.cypher, whose one record lists the memories found."""
         [row] = self._run(load_statement(name), parameters, read=True)
         return [_similar_from(found) for found in row["found"]]
 
-    def _run_together(self, statements: Sequence[tuple[LiteralString, dict[str, Any]]]) -> None:
-        """Run statements in order in one write transaction (retried on transient errors)."""
+    def _write(
+        self, owner: str, statement: LiteralString, parameters: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """Run one write statement of the owner in its own transaction; return its rows."""
+        return self._write_together(owner, [(statement, parameters)])[-1]
 
-        def work(transaction: neo4j.ManagedTransaction) -> None:
-            for statement, parameters in statements:
-                transaction.run(statement, parameters).consume()
+    def _write_together(
+        self, owner: str, statements: Sequence[tuple[LiteralString, dict[str, Any]]]
+    ) -> list[list[dict[str, Any]]]:
+        """Run write statements of the owner in order in one transaction; return their rows.
+
+        The transaction takes the owner's write lock first (`_lock_owner`) and is retried on
+        transient errors.
+        """
+
+        def work(transaction: neo4j.ManagedTransaction) -> list[list[dict[str, Any]]]:
+            _lock_owner(transaction, owner)
+            return [
+                _rows(transaction.run(statement, parameters))
+                for statement, parameters in statements
+            ]
 
         with (
             self._translated_errors(),
             self._driver.session(database=self._database) as session,
         ):
-            session.execute_write(work)
+            return session.execute_write(work)
 
     def _run_batched(
         self, statement: LiteralString, parameters: dict[str, Any]
