@@ -3,9 +3,11 @@
 Every operation runs at one instant, so attention does not decay between them: each use of a
 memory adds exactly `use_long_term` to its long-term part, and the stored totals can be
 compared with the increments the recalls report. Each message is observed by two writers at
-once, as a retried write whose first attempt is still running would be.
+once, as a retried write whose first attempt is still running would be. No transaction may
+deadlock: the owner's write lock makes its writes take turns.
 """
 
+import logging
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +44,7 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
     embedder: CachedEmbedder,
     owner: str,
     capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     store = neo4j_server.store()
     memory = GraphMem(store, embedder)
@@ -66,6 +69,7 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
             for turn in range(RECALLS_PER_READER)
         ]
 
+    caplog.set_level(logging.WARNING, logger="neo4j")  # the driver logs each retry there
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=WRITERS + READERS) as pool:
         writes = [pool.submit(write, writer) for writer in range(WRITERS)]
@@ -75,6 +79,8 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
         observed = sum(future.result() for future in writes)
         recalls = [recall for future in reads for recall in future.result()]
     seconds = time.perf_counter() - started
+    retries = [record.getMessage() for record in caplog.records if "retried" in record.getMessage()]
+    assert retries == []  # the owner's writes take turns (its write lock): none deadlocks
 
     graph = store.export(owner)
     turns = [node for node in graph.nodes if isinstance(node, Turn)]

@@ -290,8 +290,9 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
     if label in {"Memory", "Event"}
     else set(model.model_fields)
     for label, model in NODE_LABELS.items()
-} | {"Session": {"id", "owner", "turns"}}
-"""The property keys each label may have on Neo4j: the model's fields, attention flattened."""
+} | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}}
+"""The property keys each label may have on Neo4j: the model's fields, attention flattened (and
+the owner's Owner node, its write lock, which holds its owner only)."""
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
 LINK_PROPERTIES = {"weight", "sufficiency"}
 

@@ -90,7 +90,8 @@ UNWIND $owners AS owner
 OPTIONAL MATCH (n {owner: owner})
 OPTIONAL MATCH (n)-[r]-(other)
 RETURN owner,
-       count(DISTINCT n) AS nodes,
+       count(DISTINCT CASE WHEN NOT n:Owner THEN n END) AS nodes,
+       count(DISTINCT CASE WHEN n:Owner THEN n END) AS locks,
        count(DISTINCT r) AS edges,
        count(DISTINCT CASE WHEN other.owner IS NULL OR other.owner <> owner THEN r END)
          AS crossing
@@ -207,9 +208,11 @@ operations: st.SearchStrategy[Operation] = weighted(
 
 @dataclass(frozen=True)
 class RawCounts:
-    """What raw Cypher finds of one owner: nodes, edges touching them, edges to other owners."""
+    """What raw Cypher finds of one owner: nodes (but its Owner node, the write lock), Owner
+    nodes, edges touching them, edges to other owners."""
 
     nodes: int
+    locks: int
     edges: int
     crossing: int
 
@@ -282,7 +285,9 @@ class Backend:
             RAW_COUNTS, {"owners": owners}, routing_=neo4j.RoutingControl.READ
         )
         return {
-            record["owner"]: RawCounts(record["nodes"], record["edges"], record["crossing"])
+            record["owner"]: RawCounts(
+                record["nodes"], record["locks"], record["edges"], record["crossing"]
+            )
             for record in records
         }
 
@@ -449,7 +454,7 @@ class Tenants:
         assert owner not in self.memory.owners()
         raw = self.backend.raw_counts([owner])
         if raw is not None:
-            assert raw[owner] == RawCounts(nodes=0, edges=0, crossing=0)
+            assert raw[owner] == RawCounts(nodes=0, locks=0, edges=0, crossing=0)
 
     def load(self, operation: Load) -> None:
         """An earlier export loaded back into its owner, forgotten: the same graph comes back."""
@@ -497,7 +502,10 @@ class Tenants:
             assert (owner in owners) == bool(model.turns)
             if raw is not None:
                 assert raw[owner] == RawCounts(
-                    nodes=sum(counts.nodes.values()), edges=len(graph.links), crossing=0
+                    nodes=sum(counts.nodes.values()),
+                    locks=min(raw[owner].locks, 1),  # one once the owner has written
+                    edges=len(graph.links),
+                    crossing=0,
                 ), f"raw Cypher counts of {owner}"
         self.report()
         return self.exports[touched]
