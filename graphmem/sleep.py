@@ -8,6 +8,7 @@ twice. What it makes has ids derived from what it was made from, so a redone ite
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.cognition.base import (
@@ -18,6 +19,8 @@ from graphmem.cognition.base import (
     EventTag,
     EventUpdate,
     FactComparison,
+    FactComparisons,
+    FactJudgement,
     OlderFact,
 )
 from graphmem.embedding import Embedder
@@ -35,12 +38,40 @@ FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 AWAITING_BATCH = 200
 """How many marked items one store read brings."""
 
+JUDGE_BATCH = 16
+"""At most this many new facts are judged in one model call."""
+
 EVENT_EMBEDDING_CHARS = 500
 """An event is embedded by its title and latest news, cut to this length: a storyline grows
 with every development, and an embedding's cost grows with its text."""
 
 Labeller = Callable[[str, str, list[SimilarMemory], datetime], AttentionLabel]
 """Labels an item's attention in the light of related memories (GraphMem's labelling)."""
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """A new fact, the older facts it is to be weighed against and the memories it was near."""
+
+    fact: Memory
+    nearest: list[Memory]
+    """The related older facts, most related first (at most BeliefPolicy.related)."""
+    near: frozenset[str]
+    """The memories found as near as the related facts or nearer, whether they became one or
+    not: a fact settled meanwhile among them could have been one."""
+
+    def comparison(self, beliefs: BeliefPolicy) -> FactComparison:
+        """The question of how the fact relates to each older fact."""
+        return FactComparison(
+            new=self.fact.text,
+            older=[
+                OlderFact(
+                    text=old.text,
+                    belief=beliefs.first_hand if old.belief is None else old.belief,
+                )
+                for old in self.nearest
+            ],
+        )
 
 
 def news(title: str, tag: EventTag) -> str:
@@ -97,23 +128,28 @@ class Sleep:
     ) -> Counter[str]:
         """Weigh each new fact against older related ones and settle beliefs; count relations.
 
-        `done` hears "fact" after each fact.
+        Facts are settled one by one in order, as if each were judged alone, but judged up to
+        JUDGE_BATCH at a time in one model call: a fact joins the batch only if none of the
+        memories its search found is a fact of the batch or one that a fact of the batch is
+        weighed against, the only ways settling the batch could change what the fact is
+        weighed against. `done` hears "fact" after each fact.
         """
         counts: Counter[str] = Counter()
         while facts := self._store.memories_awaiting_consolidation(owner, AWAITING_BATCH):
+            batch: list[Weighing] = []
             for fact in facts:
-                settlement = self._settlement(owner, fact)
-                self._store.settle_fact(
-                    owner,
-                    fact.id,
-                    settlement,
-                    now,
-                    beliefs=self._beliefs,
-                    attention=self._attention,
-                )
-                counts.update(link.type.value for link in settlement.links)
-                counts["facts"] += 1
-                done("fact")
+                weighing = self._weighing(owner, fact)
+                touched = {item.fact.id for item in batch} | {
+                    old.id for item in batch for old in item.nearest
+                }
+                dependent = not weighing.near.isdisjoint(touched)
+                if dependent or len(batch) == JUDGE_BATCH:
+                    counts.update(self._settle(owner, batch, now, done))
+                    batch = []
+                if dependent:  # weighed again, after the batch it depended on
+                    weighing = self._weighing(owner, fact)
+                batch.append(weighing)
+            counts.update(self._settle(owner, batch, now, done))
         return counts
 
     def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
@@ -210,8 +246,8 @@ class Sleep:
         previous = None if latest is None else latest.id
         return EventChange(event=event, previous=previous, members=members), True
 
-    def _settlement(self, owner: str, fact: Memory) -> Settlement:
-        """Judge a fact against its related older facts (similar, or linked to it) and settle."""
+    def _weighing(self, owner: str, fact: Memory) -> Weighing:
+        """A fact with its related older facts: similar to it, or linked to it."""
         assert fact.embedding is not None
         limit = self._beliefs.related
         # Conjectures and knowledge are found too, so look further than `limit` for facts.
@@ -220,28 +256,55 @@ class Sleep:
             owner, [fact.id], fact.embedding, window=0, links=limit
         )
         related: dict[str, Memory] = {}
+        near: set[str] = set()
         for found in sorted(similar + linked, key=lambda item: (-item.similarity, item.memory.id)):
             memory = found.memory
+            if len(related) == limit:
+                break
+            near.add(memory.id)
             if (
                 memory.id != fact.id
                 and memory.kind in FACT_KINDS
                 and not memory.awaiting_consolidation
             ):
                 related.setdefault(memory.id, memory)
-        belief = self._beliefs.first_hand if fact.belief is None else fact.belief
-        nearest = list(related.values())[:limit]
-        older = [
-            OlderFact(
-                text=old.text,
-                belief=self._beliefs.first_hand if old.belief is None else old.belief,
-            )
-            for old in nearest
-        ]
-        judgements = (
-            self._cognition.judge_facts(FactComparison(new=fact.text, older=older)).judgements
-            if older
+        return Weighing(fact=fact, nearest=list(related.values()), near=frozenset(near - {fact.id}))
+
+    def _settle(
+        self, owner: str, batch: list[Weighing], now: datetime, done: Callable[[str], None]
+    ) -> Counter[str]:
+        """Judge a batch of facts in one model call, then settle and store each in order."""
+        judged = [item for item in batch if item.nearest]
+        verdicts = (
+            self._cognition.judge_facts(
+                FactComparisons(comparisons=[item.comparison(self._beliefs) for item in judged])
+            ).facts
+            if judged
             else []
         )
+        judgements = {
+            item.fact.id: verdict.judgements for item, verdict in zip(judged, verdicts, strict=True)
+        }
+        counts: Counter[str] = Counter()
+        for item in batch:
+            settlement = self._settlement(item, judgements.get(item.fact.id, []))
+            self._store.settle_fact(
+                owner,
+                item.fact.id,
+                settlement,
+                now,
+                beliefs=self._beliefs,
+                attention=self._attention,
+            )
+            counts.update(link.type.value for link in settlement.links)
+            counts["facts"] += 1
+            done("fact")
+        return counts
+
+    def _settlement(self, weighing: Weighing, judgements: list[FactJudgement]) -> Settlement:
+        """How a fact's judgements against its older facts settle beliefs (duplicates first)."""
+        fact = weighing.fact
+        belief = self._beliefs.first_hand if fact.belief is None else fact.belief
         judged = [
             Judged(
                 old=memory.id,
@@ -249,7 +312,9 @@ class Sleep:
                 relation=Relation(judgement.relation),
                 estimate=judgement.belief,
             )
-            for memory, old, judgement in zip(nearest, older, judgements, strict=True)
+            for memory, old, judgement in zip(
+                weighing.nearest, weighing.comparison(self._beliefs).older, judgements, strict=True
+            )
         ]
         duplicates = sorted(
             (item for item in judged if item.relation is Relation.DUPLICATE),

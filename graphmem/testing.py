@@ -19,7 +19,7 @@ from graphmem.cognition.base import (
     AttentionQuestion,
     Dialogue,
     EventUpdate,
-    FactComparison,
+    FactComparisons,
     PerceptionQuestion,
 )
 from graphmem.cognition.offline import OfflineCognition
@@ -29,7 +29,7 @@ OFFLINE_TASKS: dict[str, tuple[str, type[BaseModel]]] = {
     "DialogueSummary": ("summarise_dialogue", Dialogue),
     "EventTags": ("tag_events", Dialogue),
     "Storyline": ("merge_event", EventUpdate),
-    "FactJudgements": ("judge_facts", FactComparison),
+    "FactJudgements": ("judge_facts", FactComparisons),
     "Perceptions": ("perceive", PerceptionQuestion),
 }
 """Each task by the name of its answer's schema: the cognition's method and its question."""

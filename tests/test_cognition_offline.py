@@ -12,6 +12,7 @@ from graphmem.cognition.base import (
     EventTag,
     EventUpdate,
     FactComparison,
+    FactComparisons,
     InferenceQuestion,
     OlderFact,
     RelatedMemory,
@@ -141,7 +142,8 @@ def test_facts_are_judged_by_mood_negation_and_shared_terms(
     new: str, old: str, relation: str
 ) -> None:
     comparison = FactComparison(new=new, older=[OlderFact(text=old, belief=0.8)])
-    [judgement] = offline.judge_facts(comparison).judgements
+    [fact] = offline.judge_facts(FactComparisons(comparisons=[comparison])).facts
+    [judgement] = fact.judgements
     assert judgement.relation == relation
     if relation == "contradicts":
         assert judgement.belief == pytest.approx(0.2)

@@ -15,6 +15,7 @@ from graphmem.cognition.base import (
     Dialogue,
     DialogueLine,
     FactComparison,
+    FactComparisons,
     OlderFact,
     RelatedMemory,
 )
@@ -231,26 +232,44 @@ def test_a_blank_summary_is_invalid_and_an_overlong_one_is_cut() -> None:
 
 
 def test_facts_are_judged_in_one_call_and_a_judgement_short_is_an_error() -> None:
-    comparison = FactComparison(
-        new="I moved to Berlin.",
-        older=[OlderFact(text="I live in Paris.", belief=0.8), OlderFact(text="I cook.", belief=1)],
+    question = FactComparisons(
+        comparisons=[
+            FactComparison(
+                new="I moved to Berlin.",
+                older=[
+                    OlderFact(text="I live in Paris.", belief=0.8),
+                    OlderFact(text="I cook.", belief=1),
+                ],
+            ),
+            FactComparison(new="I ride a bike.", older=[OlderFact(text="I cycle.", belief=0.9)]),
+        ]
     )
     judged = {"relation": "contradicts", "belief": 0.7, "reason": "one home at a time"}
     unrelated = {"relation": "unrelated", "belief": 0.5, "reason": "cooking is not a place"}
+    same = {"relation": "duplicate", "belief": 0.9, "reason": "cycling is riding a bike"}
     with scripted_openai_server() as server:
         server.script(
-            chat_reply(json.dumps({"judgements": [judged, unrelated]})),
-            chat_reply(json.dumps({"judgements": [judged]})),
+            chat_reply(
+                json.dumps({"facts": [{"judgements": [judged, unrelated]}, {"judgements": [same]}]})
+            ),
+            chat_reply(json.dumps({"facts": [{"judgements": [judged]}, {"judgements": [same]}]})),
+            chat_reply(json.dumps({"facts": [{"judgements": [judged, unrelated]}]})),
         )
         model, endpoint = cognition(server)
-        both = model.judge_facts(comparison).judgements
-        with pytest.raises(ModelOutputError, match="judged 1 older statements of 2"):
-            model.judge_facts(comparison)
+        facts = model.judge_facts(question).facts
+        with pytest.raises(ModelOutputError, match="statement 1 against 1 older statements of 2"):
+            model.judge_facts(question)
+        with pytest.raises(ModelOutputError, match="judged 1 new statements of 2"):
+            model.judge_facts(question)
         endpoint.close()
-    assert [judgement.relation for judgement in both] == ["contradicts", "unrelated"]
+    relations = [[judgement.relation for judgement in fact.judgements] for fact in facts]
+    assert relations == [["contradicts", "unrelated"], ["duplicate"]]
     sent = json.loads(server.requests[0]["body"]["messages"][-1]["content"])
-    assert [old["text"] for old in sent["older"]] == ["I live in Paris.", "I cook."]
-    assert endpoint.accounting.by_operation()["judge_facts"].calls == 2
+    assert [old["text"] for old in sent["comparisons"][0]["older"]] == [
+        "I live in Paris.",
+        "I cook.",
+    ]
+    assert endpoint.accounting.by_operation()["judge_facts"].calls == 3
 
 
 def test_an_endpoint_that_fails_json_schema_is_asked_for_a_json_object_from_then_on() -> None:

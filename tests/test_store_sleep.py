@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem import sleep
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolicy, Settlement
@@ -16,7 +17,7 @@ from graphmem.store.base import Derivation, EventChange, Impressed, OwnerGraph, 
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer
-from .test_sleep_crash import JOB_AT, canonical, observe_all
+from .test_sleep_crash import CONVERSATION, JOB_AT, canonical, observe_all
 
 START = datetime(2026, 6, 1, 9, tzinfo=UTC)
 
@@ -270,6 +271,69 @@ def test_knowledge_gives_causal_rules(store: Store, owner: str, embedder: Cached
     observed = memory.observe(owner, "I skipped lunch today.", message_id="x", at=START)
     assert observed.conjectures == []  # 0.6 * 0.8 = 0.48, below the threshold
     assert store.causal_rules(owner + "-b") == []
+
+
+FIRST_NIGHT = [
+    "I'm allergic to peanuts.",
+    "My sister lives in Lisbon.",
+    "I play the cello on Sundays.",
+    "Our cat is called Miso.",
+    "I work as a nurse at night.",
+    "I grow tomatoes on the balcony.",
+    "My car is an old blue Volvo.",
+    "I'm learning Japanese for a trip.",
+    "I run five kilometres every morning.",
+    "My favourite film is Spirited Away.",
+    "I broke my wrist skiing last winter.",
+    "We're saving for a house by the sea.",
+]
+SECOND_NIGHT = [  # each about a different fact of the first night
+    "Peanut butter gives me hives.",
+    "I'm visiting my sister in Portugal next month.",
+    "Cello practice went well this Sunday.",
+    "Miso the cat knocked over a vase.",
+    "The night shifts at the hospital are tiring.",
+    "The balcony tomatoes are finally red.",
+]
+
+
+def test_judging_facts_in_batches_settles_them_as_judging_one_at_a_time_does(
+    store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = GraphMem(store, embedder)
+    graphs, calls = [], []
+    for batch in (1, sleep.JUDGE_BATCH):
+        monkeypatch.setattr(sleep, "JUDGE_BATCH", batch)
+        observe_all(memory, f"{owner}-{batch}")
+        report = memory.consolidate(f"{owner}-{batch}", at=JOB_AT)
+        assert report.counts["facts"] == len(CONVERSATION)
+        assert report.counts["SUPPORTS"] >= 2
+        graphs.append(canonical(store.export(f"{owner}-{batch}")))
+        calls.append(report.model_calls["judge_facts"])
+    assert graphs[1] == graphs[0]
+    assert calls[0] == len(CONVERSATION) - 1  # one a fact, but the first has nothing older
+    assert calls[1] < calls[0]  # a fact joins a batch unless it is near one of the batch
+
+
+def test_facts_about_different_things_are_judged_in_one_call(
+    store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory = GraphMem(store, embedder, beliefs=BeliefPolicy(related=1))
+    graphs, calls = [], []
+    for batch in (1, sleep.JUDGE_BATCH):
+        monkeypatch.setattr(sleep, "JUDGE_BATCH", batch)
+        for night, texts in enumerate((FIRST_NIGHT, SECOND_NIGHT)):
+            for number, text in enumerate(texts):
+                at = START + timedelta(days=night, minutes=10 * number)
+                memory.observe(f"{owner}-{batch}", text, message_id=f"{night}-{number}", at=at)
+            report = memory.consolidate(
+                f"{owner}-{batch}", at=START + timedelta(days=night, hours=20)
+            )
+        assert report.counts["SUPPORTS"] >= 3
+        graphs.append(canonical(store.export(f"{owner}-{batch}")))
+        calls.append(report.model_calls["judge_facts"])
+    assert graphs[1] == graphs[0]
+    assert calls == [len(SECOND_NIGHT), 1]
 
 
 @pytest.mark.neo4j

@@ -227,17 +227,34 @@ class FactJudgement(Answer):
     reason: str = Field(description="One short sentence: why.")
 
 
-class FactJudgements(Answer):
-    """How a new statement relates to each older one."""
+class FactComparisons(Question):
+    """New statements, each with the older related ones to weigh it against."""
+
+    comparisons: list[FactComparison]
+
+
+class JudgedFact(Answer):
+    """How one new statement relates to each of its older ones."""
 
     judgements: list[FactJudgement] = Field(
-        description="One judgement per older statement, in the order they were given."
+        description="One judgement per older statement of this new one, in the order they were"
+        " given."
+    )
+
+
+class FactJudgements(Answer):
+    """How each new statement relates to each of its older ones."""
+
+    facts: list[JudgedFact] = Field(
+        description="One entry per new statement, in the order they were given."
     )
 
 
 JUDGE_FACTS = Task(
     "judge_facts",
-    "You judge how a new statement about the user relates to each of several older ones.",
+    "You judge how each of several new statements about the user relates to each of the older"
+    " statements given with it. Judge every new statement on its own: the others of the list"
+    " are not evidence for it.",
     FactJudgements,
 )
 
@@ -363,8 +380,8 @@ class Cognition(Protocol):
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
 
-    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
-        """Judge how a new statement relates to each of the older ones, in their order."""
+    def judge_facts(self, question: FactComparisons) -> FactJudgements:
+        """Judge how each new statement relates to each of its older ones, in their order."""
 
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
         """Label each new item's attention and infer its impressions, in one judgement."""
@@ -397,10 +414,10 @@ class CountedCognition:
         self.calls[MERGE_EVENT.name] += 1
         return self.inner.merge_event(update)
 
-    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
-        """Judge how a new statement relates to each of the older ones, in their order."""
+    def judge_facts(self, question: FactComparisons) -> FactJudgements:
+        """Judge how each new statement relates to each of its older ones, in their order."""
         self.calls[JUDGE_FACTS.name] += 1
-        return self.inner.judge_facts(comparison)
+        return self.inner.judge_facts(question)
 
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
         """Label each new item's attention and infer its impressions, in one judgement."""

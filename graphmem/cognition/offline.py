@@ -42,12 +42,13 @@ from graphmem.cognition.base import (
     EventTag,
     EventTags,
     EventUpdate,
-    FactComparison,
+    FactComparisons,
     FactJudgement,
     FactJudgements,
     Impression,
     Impressions,
     InferenceQuestion,
+    JudgedFact,
     Perception,
     PerceptionQuestion,
     Perceptions,
@@ -225,11 +226,16 @@ class OfflineCognition:
             lines = [lines[0], "…", *lines[-(STORYLINE_LINES - 2) :]]
         return Storyline(title=update.title, storyline="\n".join(lines))
 
-    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
-        """Each older statement judged on its own by `judge_fact`."""
+    def judge_facts(self, question: FactComparisons) -> FactJudgements:
+        """Each new statement against each of its older ones judged on its own by `judge_fact`."""
         return FactJudgements(
-            judgements=[
-                judge_fact(comparison.new, old.text, old.belief) for old in comparison.older
+            facts=[
+                JudgedFact(
+                    judgements=[
+                        judge_fact(comparison.new, old.text, old.belief) for old in comparison.older
+                    ]
+                )
+                for comparison in question.comparisons
             ]
         )
 

@@ -16,7 +16,7 @@ from graphmem.cognition.base import (
     DialogueSummary,
     EventTags,
     EventUpdate,
-    FactComparison,
+    FactComparisons,
     FactJudgements,
     Output,
     PerceptionQuestion,
@@ -51,14 +51,22 @@ class OpenAICognition:
         """Merge a new development into an event's storyline."""
         return self._ask(MERGE_EVENT, update)
 
-    def judge_facts(self, comparison: FactComparison) -> FactJudgements:
-        """Judge how a new statement relates to each of the older ones, in their order."""
-        answer = self._ask(JUDGE_FACTS, comparison)
-        if len(answer.judgements) != len(comparison.older):
+    def judge_facts(self, question: FactComparisons) -> FactJudgements:
+        """Judge how each new statement relates to each of its older ones, in their order."""
+        answer = self._ask(JUDGE_FACTS, question)
+        if len(answer.facts) != len(question.comparisons):
             raise ModelOutputError(
-                f"the model judged {len(answer.judgements)} older statements of"
-                f" {len(comparison.older)}"
+                f"the model judged {len(answer.facts)} new statements of"
+                f" {len(question.comparisons)}"
             )
+        for number, (judged, comparison) in enumerate(
+            zip(answer.facts, question.comparisons, strict=True), start=1
+        ):
+            if len(judged.judgements) != len(comparison.older):
+                raise ModelOutputError(
+                    f"the model judged new statement {number} against"
+                    f" {len(judged.judgements)} older statements of {len(comparison.older)}"
+                )
         return answer
 
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
