@@ -39,8 +39,9 @@ except ModuleNotFoundError as missing:
 INSTRUCTIONS = """\
 Long-term memory of the conversations with the user, kept as a graph.
 Call observe with every message of the conversation (the user's and yours), each with its own
-message id; call recall before you answer, with the question or topic as the query; call
-consolidate now and then (nightly) to summarise, settle beliefs and let old memories sink."""
+message id, or observe_many with several at once (a message and your answer, or a history);
+call recall before you answer, with the question or topic as the query; call consolidate now
+and then (nightly) to summarise, settle beliefs and let old memories sink."""
 
 OwnerArgument = Annotated[
     str | None,
@@ -63,6 +64,33 @@ def _iso_moment(value: object) -> object:
         raise ValueError(f"at must be a valid datetime in ISO 8601, not {value[:40]!r}") from None
 
 
+Moment = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment),
+    Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
+]
+Speaker = Annotated[str, Field(description="who said it, e.g. user or assistant")]
+SessionName = Annotated[
+    str, Field(description="the conversation session it belongs to ('' for none)")
+]
+
+
+class Message(BaseModel):
+    """One message for observe_many."""
+
+    text: str = Field(description="the message or perceived item, verbatim")
+    message_id: str = Field(description="its id; observing the same id again stores nothing new")
+    at: Moment = None
+    speaker: Speaker = "user"
+    session: SessionName = ""
+
+
+class Observations(BaseModel):
+    """observe_many's result: one observation per message, in order."""
+
+    observations: list[Observation]
+
+
 class MemoryTools:
     """The tools over one GraphMem: one call at a time, confined to `owner` when it is set."""
 
@@ -79,15 +107,9 @@ class MemoryTools:
         ],
         *,
         owner: OwnerArgument = None,
-        at: Annotated[
-            datetime | None,
-            BeforeValidator(_iso_moment),
-            Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
-        ] = None,
-        speaker: Annotated[str, Field(description="who said it, e.g. user or assistant")] = "user",
-        session: Annotated[
-            str, Field(description="the conversation session it belongs to ('' for none)")
-        ] = "",
+        at: Moment = None,
+        speaker: Speaker = "user",
+        session: SessionName = "",
     ) -> CallToolResult:
         """Store a message of the conversation and the memory derived from it.
 
@@ -106,6 +128,30 @@ class MemoryTools:
                 session=session,
             )
         observed = observation.as_json()
+        return CallToolResult(
+            content=[TextContent(type="text", text=json.dumps(observed, ensure_ascii=False))],
+            structured_content=observed,
+        )
+
+    def observe_many(
+        self,
+        messages: Annotated[
+            list[Message], Field(description="the messages, in the order they were said")
+        ],
+        *,
+        owner: OwnerArgument = None,
+    ) -> CallToolResult:
+        """Store several messages of the conversation at once, and the memories derived from them.
+
+        The same as observe for each message, in order, at a fraction of the cost: the messages
+        are stored in one transaction and their memories derived with one model call per 64.
+        A bad message is named by its position, counting from 0 (item 2: ...), and then none is
+        stored. Returns observations, one per message, in order.
+        """
+        items = [message.model_dump() for message in messages]
+        with self._call():
+            observations = self._memory.observe_many(self._whose(owner), items)
+        observed = {"observations": [observation.as_json() for observation in observations]}
         return CallToolResult(
             content=[TextContent(type="text", text=json.dumps(observed, ensure_ascii=False))],
             structured_content=observed,
@@ -231,7 +277,7 @@ class _Server(MCPServer):
 
 
 def _server(tools: MemoryTools) -> MCPServer:
-    """The MCP server of the three tools."""
+    """The MCP server of the four tools."""
     # observe and recall build their results; the SDK publishes these schemas, clients check.
     observe = Tool.from_function(
         tools.observe,
@@ -240,6 +286,13 @@ def _server(tools: MemoryTools) -> MCPServer:
         annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
     )
     observe.fn_metadata.output_schema = _json_schema(Observation)
+    observe_many = Tool.from_function(
+        tools.observe_many,
+        title="Observe several messages",
+        description=inspect.getdoc(tools.observe_many),
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
+    )
+    observe_many.fn_metadata.output_schema = _json_schema(Observations)
     recall = Tool.from_function(
         tools.recall,
         title="Recall related memories",
@@ -257,7 +310,7 @@ def _server(tools: MemoryTools) -> MCPServer:
     return _Server(
         "graphmem",
         instructions=f"{INSTRUCTIONS}\nThis server serves {scope}.",
-        tools=[observe, recall, consolidate],
+        tools=[observe, observe_many, recall, consolidate],
     )
 
 

@@ -115,7 +115,7 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             assert session.instructions is not None
             assert f"serves owner {owner} only" in session.instructions
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"observe", "recall", "consolidate"}
+        assert set(tools) == {"observe", "observe_many", "recall", "consolidate"}
         observe, recall, consolidate = tools["observe"], tools["recall"], tools["consolidate"]
         assert observe.input_schema["required"] == ["text", "message_id"]
         arguments = observe.input_schema["properties"]
@@ -143,6 +143,13 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             "conjectures",
         }
         assert "embedding" not in observe.output_schema["$defs"]["Memory"]["properties"]
+        many = tools["observe_many"]
+        assert many.input_schema["required"] == ["messages"]
+        message = many.input_schema["$defs"]["Message"]
+        assert set(message["properties"]) == {"text", "message_id", "at", "speaker", "session"}
+        assert message["required"] == ["text", "message_id"]
+        assert many.output_schema is not None
+        assert set(many.output_schema["properties"]) == {"observations"}
         assert recall.output_schema is not None
         assert {"memories", "links", "attempts", "woken"} <= set(recall.output_schema["properties"])
         assert "embedding" not in recall.output_schema["$defs"]["Memory"]["properties"]
@@ -225,6 +232,38 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert rerun["model_calls"] == {}  # nothing new, so no model call
 
     run(scenario)
+
+
+def test_observe_many_stores_a_batch_at_once_or_nothing_of_it(launch: Launch, owner: str) -> None:
+    said = [
+        {"text": "I'm allergic to milk.", "message_id": "m1", "at": YESTERDAY.isoformat()},
+        {"text": "Noted: no milk for you.", "message_id": "m2", "speaker": "assistant"},
+    ]
+
+    async def scenario() -> None:
+        async with connected(launch) as session:
+            bad = [*said, {"text": "Tea?", "message_id": "m3", "at": "2026-03-01T09:00:00"}]
+            problem = refused(
+                await session.call_tool("observe_many", {"owner": owner, "messages": bad})
+            )
+            assert "item 2" in problem
+            assert "timezone" in problem
+            first = structured(
+                await session.call_tool("observe_many", {"owner": owner, "messages": said})
+            )
+            again = structured(
+                await session.call_tool("observe_many", {"owner": owner, "messages": said})
+            )
+        observations = first["observations"]
+        assert [item["turn"]["id"] for item in observations] == ["m1", "m2"]
+        assert [item["turn"]["speaker"] for item in observations] == ["user", "assistant"]
+        assert datetime.fromisoformat(observations[0]["turn"]["created_at"]) == YESTERDAY
+        assert [len(item["memories"]) for item in observations] == [1, 1]
+        assert observations[0]["memories"][0]["importance"] > 5  # health
+        assert [item["memories"] for item in again["observations"]] == [[], []]
+
+    run(scenario)
+    assert sorted(turn.id for turn in turns_of(launch.open_store(), owner)) == ["m1", "m2"]
 
 
 def test_without_owner_each_call_names_one(tmp_path: Path) -> None:
