@@ -46,7 +46,8 @@ and then (nightly) to summarise, settle beliefs and let old memories sink."""
 OwnerArgument = Annotated[
     str | None,
     Field(
-        description="whose memory (a tenant: 1-128 letters, digits and _ . : @ -); required"
+        description="whose memory (a tenant: 1-128 letters, digits and marks of any script and"
+        " _ . : @ -); required"
         " unless the server was started with --owner, which it may then only repeat"
     ),
 ]

@@ -1,6 +1,6 @@
 """Pure data of graphmem's graph: the nodes, edges and attention that both stores keep."""
 
-import re
+import unicodedata
 from datetime import UTC, datetime
 from enum import IntEnum, StrEnum
 from typing import Annotated, Self
@@ -19,8 +19,9 @@ MAX_TEXT_CHARS = 100_000
 """The longest text one node may hold; longer input is rejected, not cut."""
 
 MAX_ID_CHARS = 256
-OWNER_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@-]{0,127}")
-"""An owner (tenant) is 1-128 characters: letters, digits and _ . : @ -, starting alphanumeric."""
+MAX_OWNER_CHARS = 128
+OWNER_PUNCTUATION = "_.:@-"
+"""Besides letters, digits and combining marks of any script, the characters an owner may hold."""
 
 
 def _check_string(value: object, what: str) -> str:
@@ -57,10 +58,23 @@ def check_owner(owner: object) -> str:
     """Return owner unchanged if it has the owner format, else raise ValueError."""
     if not isinstance(owner, str):
         raise ValueError(f"owner must be a string, not {type(owner).__name__}")
-    if not OWNER_PATTERN.fullmatch(owner):
+    categories = [unicodedata.category(character)[0] for character in owner]
+    if not (
+        0 < len(owner) <= MAX_OWNER_CHARS
+        and categories[0] in "LN"
+        and all(
+            category in "LNM" or character in OWNER_PUNCTUATION
+            for character, category in zip(owner, categories, strict=True)
+        )
+    ):
         raise ValueError(
-            f"owner {owner[:40]!r} is not 1-128 characters of letters, digits and _ . : @ -"
-            " starting with a letter or digit"
+            f"owner {owner[:40]!r} is not 1-{MAX_OWNER_CHARS} characters of letters, digits,"
+            f" combining marks and {' '.join(OWNER_PUNCTUATION)} starting with a letter or digit"
+        )
+    if not unicodedata.is_normalized("NFC", owner):
+        raise ValueError(
+            f"owner {owner[:40]!r} is not in Unicode's composed form (NFC): the same name"
+            " written another way would be another owner"
         )
     return owner
 

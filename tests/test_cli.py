@@ -127,6 +127,7 @@ MESSAGES = [
 def test_the_verbs_observe_recall_stats_export_forget_and_import(
     store: str, request: pytest.FixtureRequest, tmp_path: Path, owner: str
 ) -> None:
+    owner = f"小明.{owner}"  # an owner may be named in any script
     where = store_arguments(store, request, tmp_path)
     lines = "".join(json.dumps(message) + "\n" for message in MESSAGES)
     observed = cli(where, "observe", "--owner", owner, "--json", stdin=lines)

@@ -235,6 +235,7 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
 
 
 def test_observe_many_stores_a_batch_at_once_or_nothing_of_it(launch: Launch, owner: str) -> None:
+    owner = f"अमित.{owner}"  # an owner may be named in any script
     said = [
         {"text": "I'm allergic to milk.", "message_id": "m1", "at": YESTERDAY.isoformat()},
         {"text": "Noted: no milk for you.", "message_id": "m2", "speaker": "assistant"},

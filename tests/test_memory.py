@@ -1,5 +1,6 @@
 """The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
 
+import unicodedata
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -65,6 +66,21 @@ def test_chinese_is_recalled_like_english(memory: GraphMem, owner: str) -> None:
     memory.observe(owner, "周末想去公园放风筝。", message_id="z3", at=DAY_ONE)
     [best] = memory.recall(owner, "桌上有半杯牛奶", k=1).memories
     assert best.memory.text == "我对牛奶过敏。"
+
+
+@pytest.mark.parametrize("name", ["小明", "ålice", "अमित"])  # Han; Latin, composed; a vowel sign
+def test_an_owner_may_be_named_in_any_script(memory: GraphMem, owner: str, name: str) -> None:
+    mine, neighbour = f"{name}.{owner}", f"{name}{name}.{owner}"
+    memory.observe(mine, "我最喜欢奶奶包的韭菜猪肉饺子。", message_id="z1", at=DAY_ONE)
+    memory.observe(mine, "我对牛奶过敏。", message_id="z2", at=DAY_ONE)
+    memory.observe(neighbour, "我也喜欢饺子。", message_id="z1", at=DAY_ONE)
+    recalled = memory.recall(mine, "饺子", k=5, peek=True).memories
+    assert recalled[0].memory.text == "我最喜欢奶奶包的韭菜猪肉饺子。"
+    assert recalled[0].components.lexical > 0  # found by its word, in the owner's index
+    assert {item.memory.owner for item in recalled} == {mine}
+    assert {mine, neighbour} <= set(memory.owners())
+    with pytest.raises(InvalidInputError, match="composed form"):
+        memory.observe(unicodedata.normalize("NFD", "ålice") + owner, "Hi.", message_id="x")
 
 
 def test_a_dialogue_is_recalled_for_its_latest_user_turn(memory: GraphMem, owner: str) -> None:

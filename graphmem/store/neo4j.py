@@ -166,7 +166,8 @@ def lucene_search(owner: str, terms: Sequence[str]) -> str:
 
     A term is matched as a word prefix, except a Chinese word of three or more characters,
     which is matched as a phrase (the index's cjk analyzer keeps character bigrams). Owners and
-    terms are checked to hold no Lucene syntax (owner format; graphmem.terms yields only
+    terms are checked to hold no Lucene syntax (an owner holds letters, digits and marks of any
+    script and _ . : @ -, none of them special in a quoted phrase; graphmem.terms yields only
     letters, digits, apostrophes and Han characters), so nothing needs escaping; the owner is
     matched again exactly after Lucene.
     """
