@@ -279,7 +279,8 @@ class _Server(MCPServer):
 
 def _server(tools: MemoryTools) -> MCPServer:
     """The MCP server of the four tools."""
-    # observe and recall build their results; the SDK publishes these schemas, clients check.
+    # observe, observe_many and recall build their results; the SDK publishes these schemas,
+    # which clients check.
     observe = Tool.from_function(
         tools.observe,
         title="Observe a message",

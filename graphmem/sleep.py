@@ -130,9 +130,10 @@ class Sleep:
 
         Facts are settled one by one in order, as if each were judged alone, but judged up to
         JUDGE_BATCH at a time in one model call: a fact joins the batch only if none of the
-        memories its search found is a fact of the batch or one that a fact of the batch is
-        weighed against, the only ways settling the batch could change what the fact is
-        weighed against. `done` hears "fact" after each fact.
+        memories its search found as near as its older facts or nearer (`Weighing.near`) is a
+        fact of the batch or one that a fact of the batch is weighed against, the only ways
+        settling the batch could change what the fact is weighed against. `done` hears "fact"
+        after each fact.
         """
         counts: Counter[str] = Counter()
         while facts := self._store.memories_awaiting_consolidation(owner, AWAITING_BATCH):
