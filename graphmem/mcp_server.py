@@ -4,7 +4,7 @@ import inspect
 import json
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -277,42 +277,48 @@ class _Server(MCPServer):
                 )
 
 
+def _tool(
+    function: Callable[..., Any],
+    title: str,
+    *,
+    idempotent: bool,
+    output: type[BaseModel] | None = None,
+) -> Tool:
+    """A tool described by its method's docstring, never destructive.
+
+    `output` is the model of the result for a method that builds its result itself (the SDK
+    publishes the schema, which clients check).
+    """
+    tool = Tool.from_function(
+        function,
+        title=title,
+        description=inspect.getdoc(function),
+        annotations=ToolAnnotations(
+            destructive_hint=False, idempotent_hint=True if idempotent else None
+        ),
+    )
+    if output is not None:
+        tool.fn_metadata.output_schema = _json_schema(output)
+    return tool
+
+
 def _server(tools: MemoryTools) -> MCPServer:
     """The MCP server of the four tools."""
-    # observe, observe_many and recall build their results; the SDK publishes these schemas,
-    # which clients check.
-    observe = Tool.from_function(
-        tools.observe,
-        title="Observe a message",
-        description=inspect.getdoc(tools.observe),
-        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
-    )
-    observe.fn_metadata.output_schema = _json_schema(Observation)
-    observe_many = Tool.from_function(
-        tools.observe_many,
-        title="Observe several messages",
-        description=inspect.getdoc(tools.observe_many),
-        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
-    )
-    observe_many.fn_metadata.output_schema = _json_schema(Observations)
-    recall = Tool.from_function(
-        tools.recall,
-        title="Recall related memories",
-        description=inspect.getdoc(tools.recall),
-        annotations=ToolAnnotations(destructive_hint=False),
-    )
-    recall.fn_metadata.output_schema = _json_schema(Recall)
-    consolidate = Tool.from_function(
-        tools.consolidate,
-        title="Consolidate (sleep job)",
-        description=inspect.getdoc(tools.consolidate),
-        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True),
-    )
     scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
     return _Server(
         "graphmem",
         instructions=f"{INSTRUCTIONS}\nThis server serves {scope}.",
-        tools=[observe, observe_many, recall, consolidate],
+        tools=[
+            _tool(tools.observe, "Observe a message", idempotent=True, output=Observation),
+            _tool(
+                tools.observe_many,
+                "Observe several messages",
+                idempotent=True,
+                output=Observations,
+            ),
+            _tool(tools.recall, "Recall related memories", idempotent=False, output=Recall),
+            _tool(tools.consolidate, "Consolidate (sleep job)", idempotent=True),
+        ],
     )
 
 

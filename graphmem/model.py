@@ -58,13 +58,12 @@ def check_owner(owner: object) -> str:
     """Return owner unchanged if it has the owner format, else raise ValueError."""
     if not isinstance(owner, str):
         raise ValueError(f"owner must be a string, not {type(owner).__name__}")
-    categories = [unicodedata.category(character)[0] for character in owner]
     if not (
-        0 < len(owner) <= MAX_OWNER_CHARS
-        and categories[0] in "LN"
+        0 < len(owner) <= MAX_OWNER_CHARS  # first: a megabyte-long owner is not read through
+        and unicodedata.category(owner[0])[0] in "LN"
         and all(
-            category in "LNM" or character in OWNER_PUNCTUATION
-            for character, category in zip(owner, categories, strict=True)
+            unicodedata.category(character)[0] in "LNM" or character in OWNER_PUNCTUATION
+            for character in owner
         )
     ):
         raise ValueError(
