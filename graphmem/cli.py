@@ -16,6 +16,7 @@ follow one another a minute apart, the last message at `--at` (default now).
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphmem.config import Settings
-from graphmem.demo import run_demo
+from graphmem.demo import LANGUAGES, default_language, run_demo
 from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.memory import (
     MAX_LOAD_ITEMS,
@@ -646,6 +647,12 @@ def parser() -> argparse.ArgumentParser:
         help="where to write the plot of attention over time (default: graphmem-demo.png)",
     )
     demo.add_argument("--owner", default="demo-user", help="whose memory (default: demo-user)")
+    demo.add_argument(
+        "--lang",
+        choices=sorted(LANGUAGES),
+        default=default_language(os.environ),
+        help="tell it in English or Chinese (default: the locale's language, else en)",
+    )
     observe = commands.add_parser(
         "observe", parents=[owned], help="observe messages: JSON lines from a file or stdin"
     )
@@ -746,7 +753,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
     settings = Settings.from_env(file=arguments.config, store=arguments.store, path=arguments.path)
     command = arguments.command
     if command == "demo":
-        run_demo(settings, out, arguments.plot, owner=arguments.owner)
+        run_demo(settings, out, arguments.plot, owner=arguments.owner, language=arguments.lang)
     elif command == "observe":
         run_observe(
             settings,

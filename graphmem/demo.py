@@ -1,7 +1,9 @@
 """`graphmem demo`: seven months with one user in simulated time, each mechanism shown at work.
 
 The conversation is scripted and goes through the offline cognition and the e5 embedder, so the
-demo needs no network and prints the same figures on every run and on both stores. Each step
+demo needs no network and prints the same figures on every run and on both stores. It is told in
+English or in Chinese (the seed's own examples, graphmem.demo_zh): the script and every line the
+demo prints are written in English here and translated through `Phrases`. Each step
 prints what was stored (attention label and tier), what was recalled and why (the score's
 components), and how attention, tiers, events and beliefs moved; the figures are read back from
 the graph (`GraphMem.export`), not assumed. A plot of attention over the simulated time ends it
@@ -9,10 +11,10 @@ the graph (`GraphMem.export`), not assumed. A plot of attention over the simulat
 """
 
 import bisect
-import textwrap
+import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 from graphmem.cognition.base import AttentionQuestion
 from graphmem.cognition.offline import INHERITED_SHARE, OfflineCognition
 from graphmem.config import Settings
+from graphmem.demo_zh import CHINESE
 from graphmem.errors import ConfigurationError, InvalidInputError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
 from graphmem.mechanisms.beliefs import BeliefPolicy
@@ -29,7 +32,7 @@ from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.memory import GraphMem, Recall, SleepReport
 from graphmem.model import Attention, Event, Impression, Link, LinkType, Memory, Node, Tier
 from graphmem.store.base import OwnerGraph
-from graphmem.terms import terms
+from graphmem.terms import words
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -50,10 +53,29 @@ BELIEFS = BeliefPolicy()
 """The policies of GraphMem.open, which the demo's own arithmetic and notes follow."""
 
 WIDTH = 100
-"""Columns of the terminal the output fits."""
+"""Columns of the terminal the output fits (a Chinese character takes two)."""
 INDENT = " " * 6
 """Where the lines under a timed line start."""
 WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+LANGUAGES: dict[str, Mapping[str, str]] = {"en": {}, "zh": CHINESE}
+"""The demo's languages, each with its translation of the English script and phrases."""
+CJK_FONTS = (
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "WenQuanYi Zen Hei",
+    "WenQuanYi Micro Hei",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "SimHei",
+    "Noto Sans CJK JP",
+)
+"""Fonts with Chinese characters that the plot uses if matplotlib finds one, best first."""
+WIDE = "[\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60]"
+"""A character a terminal shows two columns wide: Chinese, Japanese and Korean ones."""
+PIECE = re.compile(rf"\s*(?:{WIDE}|(?:(?!{WIDE})\S)+)")
+"""What a line break may not cut: a run of other characters than spaces or wide ones, or one
+wide character; each with the spaces before it."""
 SLEEP_COUNTS = (
     "derived",
     "summaries",
@@ -81,14 +103,61 @@ def moment(day: int, clock: str) -> datetime:
     return START + timedelta(days=day, hours=int(hours), minutes=int(minutes))
 
 
-def stamp(at: datetime) -> str:
-    """A simulated time as the demo prints it: weekday, month-day, hour."""
-    return f"{WEEKDAYS[at.weekday()]} {at:%m-%d %H:%M}"
+def columns(text: str) -> int:
+    """How many columns a text takes in a terminal."""
+    return len(text) + len(re.findall(WIDE, text))
 
 
 def clip(text: str, width: int) -> str:
-    """The text cut to `width` characters, an ellipsis marking the cut."""
-    return text if len(text) <= width else text[: width - 1].rstrip(" ,.:;") + "…"
+    """The text cut to `width` columns, an ellipsis marking the cut."""
+    if columns(text) <= width:
+        return text
+    while columns(text) > width - 1:
+        text = text[:-1]
+    return text.rstrip(" ,.:;，。：；、") + "…"
+
+
+def pad(text: str, width: int) -> str:
+    """The text followed by spaces up to `width` columns."""
+    return text + " " * (width - columns(text))
+
+
+def wrap(text: str, width: int, indent: str) -> list[str]:
+    """The text in lines of at most `width` columns where it can be, the later ones indented.
+
+    A line breaks at a space, or next to a Chinese character: Chinese has no spaces.
+    """
+    lines = [""]
+    for piece in PIECE.findall(text):
+        if lines[-1].strip() and columns(lines[-1] + piece) > width:
+            lines.append(indent + piece.lstrip())
+        else:
+            lines[-1] += piece
+    return lines
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """The demo's script and lines in one language: as written in English, or translated."""
+
+    language: str
+
+    def __call__(self, english: str, **fields: object) -> str:
+        """The text in this language, its {fields} filled in."""
+        template = english if self.language == "en" else LANGUAGES[self.language][english]
+        return template.format(**fields)
+
+    def stamp(self, at: datetime) -> str:
+        """A simulated time as the demo prints it: weekday, month-day, hour."""
+        return f"{self(WEEKDAYS[at.weekday()])} {at:%m-%d %H:%M}"
+
+
+def default_language(environment: Mapping[str, str]) -> str:
+    """The demo's language for the locale (LC_ALL, LC_MESSAGES, LANG): zh if Chinese, else en."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if environment.get(name):
+            return "zh" if environment[name].lower().startswith("zh") else "en"
+    return "en"
 
 
 def quoted(text: str) -> str:
@@ -111,13 +180,13 @@ def slept(old: Memory, new: Memory) -> str:
     return "contradicted in sleep" if (new.belief or 0) < (old.belief or 0) else "sleep job"
 
 
-def counts(report: SleepReport) -> str:
+def counts(report: SleepReport, say: Phrases) -> str:
     """A sleep job's counts as one line, in the order of its steps."""
     done = sorted(
         (name for name, count in report.counts.items() if count),
         key=lambda name: SLEEP_COUNTS.index(name) if name in SLEEP_COUNTS else len(SLEEP_COUNTS),
     )
-    return ", ".join(f"{name} {report.counts[name]}" for name in done)
+    return say(", ").join(f"{say(name)} {report.counts[name]}" for name in done)
 
 
 class View:
@@ -158,6 +227,7 @@ class Trace:
     """A memory's stored attention each time it changed, for the plot."""
 
     name: str
+    """The memory's line of the script, in English (the plot says it in its own language)."""
     changes: list[Change] = field(default_factory=list)
     zoom: tuple[datetime, datetime] | None = None
     """A stretch of time the plot shows enlarged as well."""
@@ -173,6 +243,8 @@ class Said:
     """What observing one message did: its memory, impressions moved, conjectures made."""
 
     at: datetime
+    line: str
+    """The script's line, in English; the memory holds it in the demo's language."""
     memory: Memory
     impressions: dict[str, tuple[float, float]]
     """The belief of each impression the message moved, before and after, by statement."""
@@ -192,10 +264,11 @@ class Recalled:
 class Demo:
     """The scripted conversation with one owner; every verb reads the graph again afterwards."""
 
-    def __init__(self, memory: GraphMem, owner: str, out: TextIO) -> None:
+    def __init__(self, memory: GraphMem, owner: str, out: TextIO, say: Phrases) -> None:
         self.memory = memory
         self.owner = owner
         self.out = out
+        self.say = say
         self.view = View(memory.export(owner))
         self.traces: dict[str, Trace] = {}
         self._messages = 0
@@ -206,7 +279,7 @@ class Demo:
 
     def wrapped(self, text: str) -> None:
         """Print a text wrapped to the terminal's width, its later lines indented."""
-        for line in textwrap.wrap(text, WIDTH, subsequent_indent=INDENT):
+        for line in wrap(text, WIDTH, INDENT):
             self.line(line)
 
     def note(self, text: str) -> None:
@@ -216,11 +289,12 @@ class Demo:
     def step(self, number: int, title: str) -> None:
         """Print a step's title."""
         self.line()
-        self.line(f"{number}. {title}")
+        self.line(f"{number}. {self.say(title)}")
 
-    def track(self, memory: Memory) -> None:
-        """Follow a memory's attention for the plot, from its creation."""
-        self.traces[memory.id] = Trace(memory.text)
+    def track(self, said: Said) -> None:
+        """Follow a stored message's attention for the plot, from its creation."""
+        memory = said.memory
+        self.traces[memory.id] = Trace(said.line)
         self.traces[memory.id].record(Change(memory.created_at, memory.attention, "stored"))
 
     def reread(self, at: datetime, cause: Cause) -> View:
@@ -232,13 +306,13 @@ class Demo:
             trace.record(Change(at, new.attention, cause(before.get(Memory, memory_id), new)))
         return before
 
-    def said(self, day: int, clock: str, text: str) -> Said:
-        """Observe one message of the user (one session a day)."""
+    def said(self, day: int, clock: str, line: str) -> Said:
+        """Observe one message of the user, a line of the script (one session a day)."""
         at = moment(day, clock)
         self._messages += 1
         observed = self.memory.observe(
             self.owner,
-            text,
+            self.say(line),
             message_id=f"demo-{self._messages:02d}",
             at=at,
             session=f"{at:%Y-%m-%d}",
@@ -251,7 +325,7 @@ class Demo:
                 old = before.nodes.get(impression.id)
                 belief = decayed_belief(old, at) if isinstance(old, Impression) else 0.0
                 moved[impression.text] = (belief, impression.belief)
-        return Said(at, stored, moved, observed.conjectures)
+        return Said(at, line, stored, moved, observed.conjectures)
 
     def recall(
         self,
@@ -263,11 +337,11 @@ class Demo:
         motivation: float | None = None,
         peek: bool = False,
     ) -> Recalled:
-        """Recall for a query, waking what it uses unless `peek`."""
+        """Recall for a query (a line of the script), waking what it uses unless `peek`."""
         at = moment(day, clock)
         result = self.memory.recall(
             self.owner,
-            query,
+            self.say(query),
             k=k,
             motivation=motivation,
             peek=peek,
@@ -282,18 +356,30 @@ class Demo:
         """Run the sleep job and print its report; return its time and the view before it."""
         at = moment(day, clock)
         report = self.memory.consolidate(self.owner, at=at)
-        self.wrapped(f"   {stamp(at)}  sleep job: {counts(report)}")
+        self.wrapped(
+            f"   {self.say.stamp(at)}  "
+            + self.say("sleep job: {counts}", counts=counts(report, self.say))
+        )
         return at, self.reread(at, slept)
 
     def show_said(self, said: Said) -> None:
         """Print a stored message with its label and tier, and the impressions it moved."""
-        label = f"   {stamp(said.at)}  att {said.memory.importance:4.1f} T{said.memory.tier}  "
-        self.line(label + clip(said.memory.text, WIDTH - len(label)))
+        label = (
+            f"   {self.say.stamp(said.at)}  {self.say('att')} {said.memory.importance:4.1f}"
+            f" T{said.memory.tier}  "
+        )
+        self.line(label + clip(said.memory.text, WIDTH - columns(label)))
         made = {conjecture.text: conjecture for conjecture in said.conjectures}
         for statement, (before, after) in said.impressions.items():
-            outcome = ": a conjecture, returned by observe" if statement in made else ""
+            outcome = self.say(": a conjecture, returned by observe") if statement in made else ""
             self.line(
-                f"{INDENT}impression {quoted(statement)}: belief {before:.2f} → {after:.2f}"
+                INDENT
+                + self.say(
+                    "impression {statement}: belief {before:.2f} → {after:.2f}",
+                    statement=quoted(statement),
+                    before=before,
+                    after=after,
+                )
                 + outcome
             )
 
@@ -302,10 +388,17 @@ class Demo:
         result = recalled.result
         motivations = " → ".join(f"{attempt.motivation:.1f}" for attempt in result.attempts)
         depths = " → ".join(f"0-{attempt.depth}" for attempt in result.attempts)
-        verb = "peek" if recalled.peek else "recall"
-        self.line(f"   {stamp(recalled.at)}  {verb} {quoted(result.query)}")
-        self.line(f"{INDENT}motivation {motivations}: searched tiers {depths}")
-        self.line(f"{INDENT}score   rel   lex  imp   att →  now  rec assoc  tier memory")
+        verb = self.say("peek" if recalled.peek else "recall")
+        self.line(f"   {self.say.stamp(recalled.at)}  {verb} {quoted(result.query)}")
+        self.line(
+            INDENT
+            + self.say(
+                "motivation {motivations}: searched tiers {depths}",
+                motivations=motivations,
+                depths=depths,
+            )
+        )
+        self.line(INDENT + self.say("score   rel   lex  imp   att →  now  rec assoc  tier memory"))
         for item in result.memories:
             reasons = item.components
             now = attention_at(self.view.get(Memory, item.memory.id), recalled.at)
@@ -317,13 +410,20 @@ class Demo:
             self.line(numbers + clip(item.memory.text, WIDTH - len(numbers)))
             if item.via is not None:
                 via = recalled.before.get(Memory, item.via).text
-                lead = f"{' ' * len(numbers)}↳ via "
-                self.line(lead + quoted(clip(via, WIDTH - len(lead) - 2)))
+                lead = f"{' ' * len(numbers)}↳ {self.say('via')} "
+                self.line(lead + quoted(clip(via, WIDTH - columns(lead) - 2)))
 
     def show_events(self, events: list[Event]) -> None:
         """Print events with their storylines."""
         for event in events:
-            self.line(f"{INDENT}{event.category} event {quoted(clip(event.title, 70))}, storyline:")
+            self.line(
+                INDENT
+                + self.say(
+                    "{category} event {title}, storyline:",
+                    category=self.say(event.category),
+                    title=quoted(clip(event.title, 70)),
+                )
+            )
             for storyline in event.text.splitlines():
                 self.line(f"{INDENT}  {clip(storyline, WIDTH - len(INDENT) - 2)}")
 
@@ -335,7 +435,7 @@ def attention_labelling(demo: Demo) -> Memory:
     """
     demo.step(1, "Attention labelling: each new item is judged in the light of related memories")
     allergy = demo.said(0, "09:00", "I'm allergic to milk: even a little gives me hives.")
-    demo.track(allergy.memory)
+    demo.track(allergy)
     dumplings = [
         demo.said(0, clock, text)
         for clock, text in [
@@ -344,7 +444,7 @@ def attention_labelling(demo: Demo) -> Memory:
             ("19:10", "Grandma's dumpling recipe uses pork, chives and ginger."),
         ]
     ]
-    recipe = dumplings[-1].memory
+    recipe = dumplings[-1]
     demo.track(recipe)
     milk = demo.said(1, "08:00", "There's half a glass of milk on the table.")
     for said in [allergy, *dumplings, milk]:
@@ -353,33 +453,53 @@ def attention_labelling(demo: Demo) -> Memory:
         if link.source == milk.memory.id:
             held = demo.view.get(Memory, link.target)
             level = attention_at(held, milk.at)
-            shared = ", ".join(sorted(terms(held.text) & terms(milk.memory.text)))
-            demo.line(f"{INDENT}in working memory: {quoted(held.text)} (attention {level:.1f})")
+            shared = demo.say(", ").join(sorted(words(held.text) & words(milk.memory.text)))
             demo.line(
-                f"{INDENT}  shares {quoted(shared)}, so it passes on {INHERITED_SHARE}"
-                f" × {level:.1f} = {INHERITED_SHARE * level:.1f}"
+                INDENT
+                + demo.say(
+                    "in working memory: {text} (attention {level:.1f})",
+                    text=quoted(held.text),
+                    level=level,
+                )
+            )
+            demo.line(
+                INDENT
+                + demo.say(
+                    "  shares {shared}, so it passes on {share} × {level:.1f} = {passed:.1f}",
+                    shared=quoted(shared),
+                    share=INHERITED_SHARE,
+                    level=level,
+                    passed=INHERITED_SHARE * level,
+                )
             )
     alone = OfflineCognition().label_attention(
         AttentionQuestion(item=milk.memory.text, speaker="user", working_memory=[])
     )
     demo.line(
-        f"{INDENT}for a user with no such memory: {alone.score:.1f} ({alone.reason}),"
-        f" T{tier_for(alone.score, TIERS)}"
+        INDENT
+        + demo.say(
+            "for a user with no such memory: {score:.1f} ({reason}), T{tier}",
+            score=alone.score,
+            reason=demo.say(alone.reason),
+            tier=tier_for(alone.score, TIERS),
+        )
     )
-    return recipe
+    return recipe.memory
 
 
 def fever_recall(demo: Demo) -> None:
     """Step 2: "I started having a fever" recalls yesterday's sore throat."""
     demo.step(2, "Recall: a fever the next morning brings back yesterday's sore throat")
     throat = demo.said(1, "15:00", "My throat is sore and I've felt tired all afternoon.")
-    demo.track(throat.memory)
+    demo.track(throat)
     demo.show_said(throat)
     demo.show_recall(demo.recall(2, "08:00", "I started having a fever", k=3))
     demo.note(
-        "rel = cosine similarity, lex = BM25 of shared words, imp = importance, att → now ="
-        " attention before and after this use woke it, rec = recency, assoc = relevance"
-        " gained from neighbours (↳ the one it came through most)"
+        demo.say(
+            "rel = cosine similarity, lex = BM25 of shared words, imp = importance, att → now ="
+            " attention before and after this use woke it, rec = recency, assoc = relevance"
+            " gained from neighbours (↳ the one it came through most)"
+        )
     )
     demo.show_said(demo.said(2, "08:01", "I started having a fever."))
 
@@ -408,13 +528,22 @@ def major_events(demo: Demo) -> None:
             previous = before.get(Event, link.source)
             follower = demo.view.get(Event, link.target)
             demo.note(
-                f"NEXT from {short(previous.title)}: its last news came"
-                f" {(follower.first_at - previous.last_at).days} days before,"
-                f" past its {previous.timeliness_days:g}-day window"
+                demo.say(
+                    "NEXT from {title}: its last news came {days} days before, past its"
+                    " {window:g}-day window",
+                    title=short(previous.title),
+                    days=(follower.first_at - previous.last_at).days,
+                    window=previous.timeliness_days,
+                )
             )
     tallies = [Counter(memory.tier for memory in view.all(Memory)) for view in (before, demo.view)]
     spread = " → ".join("/".join(str(tally[tier]) for tier in Tier) for tally in tallies)
-    demo.line(f"{INDENT}forgetting: six months unused, memories per tier T0/T1/T2/T3 {spread}")
+    demo.line(
+        INDENT
+        + demo.say(
+            "forgetting: six months unused, memories per tier T0/T1/T2/T3 {spread}", spread=spread
+        )
+    )
 
 
 def regional_wake_up(demo: Demo, recipe: Memory) -> None:
@@ -444,7 +573,11 @@ def regional_wake_up(demo: Demo, recipe: Memory) -> None:
         start=1,
     ):
         recalled = demo.recall(197, f"19:{5 + 5 * number}", query, k=2)
-        demo.line(f"   {stamp(recalled.at)}  Q{number} recall {quoted(query)} (k=2)")
+        demo.line(
+            f"   {demo.say.stamp(recalled.at)}  "
+            + demo.say("Q{number}", number=number)
+            + demo.say(" recall {query} (k=2)", query=quoted(recalled.result.query))
+        )
         woken = {item.id: item for item in recalled.result.woken}
         if recipe.id in woken and not woken[recipe.id].used:
             gains.add(round(woken[recipe.id].short_term_gain, 6))
@@ -454,10 +587,13 @@ def regional_wake_up(demo: Demo, recipe: Memory) -> None:
             if memory.id in woken:
                 mark = "*" if woken[memory.id].used else "+"
             cells[memory.id].append(f"{attention_at(now, recalled.at):5.1f} T{now.tier}{mark}")
-    columns = " ".join(f"{name:>8} " for name in ["before", "Q1", "Q2", "Q3", "Q4"])
-    demo.line(f"{INDENT}{'attention, tier (* used, + woken)':38} {columns}")
+    heads = " ".join(
+        " " * (8 - columns(name)) + name + " "
+        for name in [demo.say("before")] + [demo.say("Q{number}", number=n) for n in range(1, 5)]
+    )
+    demo.line(f"{INDENT}{pad(demo.say('attention, tier (* used, + woken)'), 38)} {heads}")
     for memory in topic:
-        demo.line(f"{INDENT}{clip(memory.text, 38):38} {' '.join(cells[memory.id])}")
+        demo.line(f"{INDENT}{pad(clip(memory.text, 38), 38)} {' '.join(cells[memory.id])}")
     weights = [
         link.weight or 0
         for link in demo.view.edges(LinkType.RELATED)
@@ -465,9 +601,14 @@ def regional_wake_up(demo: Demo, recipe: Memory) -> None:
     ]
     for gain in sorted(gains):
         demo.note(
-            f"each time, the recipe gained {gain:.2f} short-term as a neighbour of what"
-            f" was used: {ATTENTION.use_short_term:g} × {ATTENTION.spread_per_hop:g} per hop ×"
-            f" RELATED weight {max(weights):g}"
+            demo.say(
+                "each time, the recipe gained {gain:.2f} short-term as a neighbour of what was"
+                " used: {use:g} × {per_hop:g} per hop × RELATED weight {weight:g}",
+                gain=gain,
+                use=ATTENTION.use_short_term,
+                per_hop=ATTENTION.spread_per_hop,
+                weight=max(weights),
+            )
         )
     after = demo.recall(197, "19:40", question, k=3, motivation=0)
     demo.show_recall(after)
@@ -497,15 +638,26 @@ def impression_impact(demo: Demo) -> None:
             [statement] = said.impressions
             impression = next(node for node in demo.view.all(Impression) if node.text == statement)
             demo.line(
-                f"{INDENT}belief in {quoted(statement)} after each hint (noisy-OR, half-life"
-                f" {impression.half_life_days:g} days)"
+                INDENT
+                + demo.say(
+                    "belief in {statement} after each hint (noisy-OR, half-life {days:g} days)",
+                    statement=quoted(statement),
+                    days=impression.half_life_days,
+                )
             )
         before, after = said.impressions[statement]
-        demo.line(f"   {stamp(said.at)}  {clip(text, 52):52}  {before:.2f} → {after:.2f}")
+        demo.line(
+            f"   {demo.say.stamp(said.at)}  {pad(clip(said.memory.text, 52), 52)}"
+            f"  {before:.2f} → {after:.2f}"
+        )
         for conjecture in said.conjectures:
             demo.line(
-                f"{INDENT}→ conjecture {quoted(conjecture.text)} (belief {conjecture.belief:.2f}),"
-                " returned by observe"
+                INDENT
+                + demo.say(
+                    "→ conjecture {statement} (belief {belief:.2f}), returned by observe",
+                    statement=quoted(conjecture.text),
+                    belief=conjecture.belief,
+                )
             )
 
 
@@ -513,7 +665,7 @@ def consolidation(demo: Demo) -> None:
     """Step 6: a happy fact contradicted by later worries loses belief in sleep, and is kept."""
     demo.step(6, "Consolidation: in sleep, a contradicted fact loses belief and is kept")
     facts = [demo.said(209, "19:00", "I got promoted and I'm so happy at work.")]
-    demo.track(facts[0].memory)
+    demo.track(facts[0])
     for day, text in enumerate(
         [
             "I'm stressed, my new boss keeps changing the deadlines.",
@@ -525,7 +677,7 @@ def consolidation(demo: Demo) -> None:
     for said in facts:
         demo.show_said(said)
     at, before = demo.sleep(214, "03:00")
-    demo.line(f"{INDENT}belief       attention    tier      memory")
+    demo.line(INDENT + demo.say("belief       attention    tier      memory"))
     for said in facts:
         old = before.get(Memory, said.memory.id)
         new = demo.view.get(Memory, said.memory.id)
@@ -541,10 +693,14 @@ def consolidation(demo: Demo) -> None:
             target = demo.view.get(Memory, link.target)
             demo.line(f"{INDENT}{short(source.text)} CONTRADICTS {short(target.text)}")
     demo.note(
-        "Of two contradicting facts, the one of lower belief (the newcomer on a tie) moves"
-        f" {BELIEFS.rate:g} of the way to 1 - the other's belief and keeps"
-        f" {BELIEFS.kept_attention:.0%} of its attention. Nothing is deleted: the rows above are"
-        " read back from the graph after the job."
+        demo.say(
+            "Of two contradicting facts, the one of lower belief (the newcomer on a tie) moves"
+            " {rate:g} of the way to 1 - the other's belief and keeps {kept:.0%} of its"
+            " attention. Nothing is deleted: the rows above are read back from the graph after"
+            " the job.",
+            rate=BELIEFS.rate,
+            kept=BELIEFS.kept_attention,
+        )
     )
 
 
@@ -553,20 +709,31 @@ def reached(demo: Demo, recalled: Recalled, memory: Memory) -> None:
     tier = recalled.before.get(Memory, memory.id).tier
     deepest = max(attempt.depth for attempt in recalled.result.attempts)
     found = memory.id in {item.memory.id for item in recalled.result.memories}
-    depth = "within" if tier <= deepest else "below"
-    outcome = "found" if found else "not found"
+    depth = demo.say("within" if tier <= deepest else "below")
+    outcome = demo.say("found" if found else "not found")
     demo.line(
-        f"{INDENT}↳ {short(memory.text)} was in T{tier}, {depth} the tiers searched: {outcome}"
+        f"{INDENT}↳ "
+        + demo.say(
+            "{memory} was in T{tier}, {depth} the tiers searched: {outcome}",
+            memory=short(memory.text),
+            tier=tier,
+            depth=depth,
+            outcome=outcome,
+        )
     )
 
 
-def where(settings: Settings) -> str:
+def where(settings: Settings, say: Phrases) -> str:
     """Which store the demo writes to, as its header names it."""
     if settings.store == "neo4j":
-        return f"neo4j at {settings.neo4j_uri}, database {settings.neo4j_database}"
+        return say(
+            "neo4j at {uri}, database {database}",
+            uri=settings.neo4j_uri,
+            database=settings.neo4j_database,
+        )
     if settings.path is None:
-        return "networkx, in memory only (pass --path FILE to keep it)"
-    return f"networkx in {settings.path}"
+        return say("networkx, in memory only (pass --path FILE to keep it)")
+    return say("networkx in {path}", path=settings.path)
 
 
 @dataclass(frozen=True)
@@ -615,7 +782,7 @@ class Label:
     left: bool
 
 
-def labels(trace: Trace, start: datetime, end: datetime) -> list[Label]:
+def labels(trace: Trace, start: datetime, end: datetime, say: Phrases) -> list[Label]:
     """The changes from `start` to `end` the plot names, a run of one cause named once, at its end.
 
     A run is a sequence of changes of one cause less than a day apart; its name goes on the left
@@ -637,7 +804,7 @@ def labels(trace: Trace, start: datetime, end: datetime) -> list[Label]:
     return [
         Label(
             run[-1],
-            run[0].cause + (f" ×{len(run)}" if len(run) > 1 else ""),
+            say(run[0].cause) + (f" ×{len(run)}" if len(run) > 1 else ""),
             len(run) > 1 or run[-1].at > late,
         )
         for run in runs
@@ -675,27 +842,49 @@ def draw(axes: "Axes", curve: Curve, named: list[Label]) -> None:
         )
 
 
-def enlarge(axes: "Axes", trace: Trace, start: datetime, end: datetime, top: float) -> None:
+def enlarge(
+    axes: "Axes", trace: Trace, start: datetime, end: datetime, *, top: float, say: Phrases
+) -> None:
     """Draw a stretch of a trace enlarged, in an inset of its axes that names every change."""
     inset = axes.inset_axes((0.4, 0.22, 0.34, 0.72))
-    draw(inset, sampled(trace, start, end, timedelta(minutes=1)), labels(trace, start, end))
+    draw(inset, sampled(trace, start, end, timedelta(minutes=1)), labels(trace, start, end, say))
     inset.set_xlim(days(start), days(end))
     inset.set_ylim(0, top)
     inset.tick_params(labelsize=6)
     half_hours = int((end - start) / timedelta(minutes=30)) + 1
     ticks(inset, [start + timedelta(minutes=30 * number) for number in range(half_hours)], "%H:%M")
-    inset.set_title(f"{start:%b %d}, enlarged", fontsize=7)
+    inset.set_title(say("{day}, enlarged", day=f"{start:{say('%b %d')}}"), fontsize=7)
     axes.indicate_inset_zoom(inset, edgecolor="grey")
 
 
-def write_plot(traces: list[Trace], path: Path) -> bool:
-    """Plot each trace's attention over the simulated time to a PNG; False without matplotlib."""
+def write_plot(traces: list[Trace], path: Path, say: Phrases) -> Phrases | None:
+    """Plot each trace's attention over the simulated time to a PNG; None without matplotlib.
+
+    The plot is titled in the demo's language if matplotlib finds a font that shows it (one of
+    CJK_FONTS for Chinese), else in English; it returns the phrases it was titled with.
+    """
     try:
         import matplotlib  # noqa: PLC0415 (an optional extra: graphmem[demo])
     except ImportError:
-        return False
+        return None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib import font_manager  # noqa: PLC0415
+
+    fonts = list(plt.rcParams["font.sans-serif"])
+    if say.language == "zh":
+        installed = {font.name for font in font_manager.fontManager.ttflist}
+        chinese = [name for name in CJK_FONTS if name in installed]
+        say = say if chinese else Phrases("en")
+        fonts = chinese[:1] + fonts
+    with plt.rc_context({"font.family": "sans-serif", "font.sans-serif": fonts}):
+        draw_plot(traces, path, say)
+    return say
+
+
+def draw_plot(traces: list[Trace], path: Path, say: Phrases) -> None:
+    """Draw the plot of write_plot with matplotlib, its titles in the language of `say`."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415 (an optional extra: graphmem[demo])
 
     curves = [sampled(trace, START, END, timedelta(hours=2)) for trace in traces]
     top = 1.15 * max(max(curve.total) for curve in curves)
@@ -703,10 +892,10 @@ def write_plot(traces: list[Trace], path: Path) -> bool:
         len(traces), 1, figsize=(10, 1.9 * len(traces) + 0.8), sharex=True, sharey=True
     )
     for axes, trace, curve in zip(rows, traces, curves, strict=True):
-        named = labels(trace, START, END)
+        named = labels(trace, START, END, say)
         if trace.zoom is not None:
             start, end = trace.zoom
-            enlarge(axes, trace, start, end, top)
+            enlarge(axes, trace, start, end, top=top, say=say)
             named = [label for label in named if not start < label.change.at <= end]
         draw(axes, curve, named)
         for tier, floor in enumerate(TIERS.floors):
@@ -719,29 +908,47 @@ def write_plot(traces: list[Trace], path: Path) -> bool:
                 color="grey",
                 va="center",
             )
-        axes.set_title(trace.name, fontsize=9, loc="left")
+        axes.set_title(say(trace.name), fontsize=9, loc="left")
         axes.set_ylim(0, top)
-        axes.set_ylabel("attention", fontsize=8)
+        axes.set_ylabel(say("attention"), fontsize=8)
     rows[0].legend(
-        ["long-term part (half-life 30 days)", "short-term part (half-life 12 hours)", "attention"],
+        [
+            say("long-term part (half-life 30 days)"),
+            say("short-term part (half-life 12 hours)"),
+            say("attention"),
+        ],
         fontsize=7,
         loc="upper right",
     )
     months = range(START.month, END.month + 1)
-    ticks(rows[-1], [datetime(START.year, month, 1, tzinfo=UTC) for month in months], "%b %Y")
-    figure.suptitle(f"graphmem demo: attention of {len(traces)} memories over simulated months")
+    ticks(rows[-1], [datetime(START.year, month, 1, tzinfo=UTC) for month in months], say("%b %Y"))
+    figure.suptitle(
+        say("graphmem demo: attention of {count} memories over simulated months", count=len(traces))
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
-    return True
 
 
-def run_demo(settings: Settings, out: TextIO, plot: Path, *, owner: str = DEMO_OWNER) -> None:
+def run_demo(
+    settings: Settings,
+    out: TextIO,
+    plot: Path,
+    *,
+    owner: str = DEMO_OWNER,
+    language: str = "en",
+) -> None:
     """Play the demo conversation as `owner`, step by step, then plot attention over time.
 
     The store must hold nothing of `owner` yet. The cognition and the embedder are the offline
-    ones whatever the settings say, so that every run prints the same figures.
+    ones whatever the settings say, so that every run prints the same figures. `language` is
+    one of LANGUAGES: en (English) or zh (Chinese).
     """
+    if language not in LANGUAGES:
+        raise InvalidInputError(
+            f"the demo speaks {' and '.join(sorted(LANGUAGES))}, not {language[:40]!r}"
+        )
+    say = Phrases(language)
     started = time.perf_counter()
     offline = settings.model_copy(update={"cognition": "offline", "embedder": "e5"})
     with GraphMem.open(offline) as memory:
@@ -751,13 +958,18 @@ def run_demo(settings: Settings, out: TextIO, plot: Path, *, owner: str = DEMO_O
                 " nothing: use a fresh --path (or none), another Neo4j database, or first"
                 f" graphmem forget-owner --owner {owner} --yes"
             )
-        demo = Demo(memory, owner, out)
-        demo.line("graphmem demo: seven months with one user, played in simulated time")
-        demo.line(f"store: {where(settings)}; owner {owner}")
+        demo = Demo(memory, owner, out, say)
+        demo.line(say("graphmem demo: seven months with one user, played in simulated time"))
+        demo.line(say("store: {store}; owner {owner}", store=where(settings, say), owner=owner))
         demo.line(
-            "cognition: offline rules; embeddings: e5 on the CPU; no network, same figures each run"
+            say(
+                "cognition: offline rules; embeddings: e5 on the CPU; no network, same figures"
+                " each run"
+            )
         )
-        demo.line("att = attention label 0-10 (the memory's importance); T0-T3 = tier, hot to deep")
+        demo.line(
+            say("att = attention label 0-10 (the memory's importance); T0-T3 = tier, hot to deep")
+        )
         recipe = attention_labelling(demo)
         fever_recall(demo)
         major_events(demo)
@@ -766,13 +978,22 @@ def run_demo(settings: Settings, out: TextIO, plot: Path, *, owner: str = DEMO_O
         consolidation(demo)
     demo.line()
     try:
-        written = write_plot(list(demo.traces.values()), plot)
+        titled = write_plot(list(demo.traces.values()), plot, say)
     except OSError as error:
         raise InvalidInputError(f"cannot write the plot to {plot}: {error.strerror}") from None
     except ValueError as error:  # matplotlib knows no such image format
         raise InvalidInputError(f"cannot write the plot to {plot}: {error}") from None
-    if written:
-        demo.line(f"plot of attention over time: {plot}")
+    if titled is None:
+        demo.line(
+            say("the plot of attention over time needs matplotlib: pip install 'graphmem[demo]'")
+        )
     else:
-        demo.line("the plot of attention over time needs matplotlib: pip install 'graphmem[demo]'")
-    demo.line(f"done in {time.perf_counter() - started:.1f} s")
+        demo.line(say("plot of attention over time: {plot}", plot=plot))
+        if titled != say:
+            demo.wrapped(
+                say(
+                    "  (titled in English: matplotlib found no font with Chinese characters;"
+                    " install one, e.g. apt install fonts-noto-cjk, and run again)"
+                )
+            )
+    demo.line(say("done in {seconds:.1f} s", seconds=time.perf_counter() - started))

@@ -1,4 +1,4 @@
-"""Content terms of a text, for English and Chinese: what the offline rules compare."""
+"""Content terms and words of a text in English and Chinese, which search and the rules compare."""
 
 import functools
 import re
@@ -30,6 +30,20 @@ HAN_STOPWORDS = frozenset(
 )
 
 
+def _english_words(lowered: str) -> list[str]:
+    """The content words of a lower-cased text's English, stemmed, in order."""
+    return [
+        word[:STEM_LENGTH]
+        for word in WORD.findall(lowered)
+        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
+    ]
+
+
+def _chinese_words(run: str) -> list[str]:
+    """The words of two or more characters of a run of Chinese, as the segmenter cuts them."""
+    return [word for word in rjieba.cut(run) if len(word) > 1 and word not in HAN_STOPWORDS]
+
+
 def term_list(text: str) -> list[str]:
     """Content terms, each as often as it occurs (for term frequencies).
 
@@ -39,11 +53,7 @@ def term_list(text: str) -> list[str]:
     bigrams, 48.2 with words, 53.9 with both).
     """
     lowered = text.lower()
-    found = [
-        word[:STEM_LENGTH]
-        for word in WORD.findall(lowered)
-        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
-    ]
+    found = _english_words(lowered)
     for run in HAN.findall(lowered):
         if len(run) == 1:
             found.append(run)
@@ -52,7 +62,7 @@ def term_list(text: str) -> list[str]:
             for start in range(len(run) - 1)
             if run[start : start + 2] not in HAN_STOPWORDS
         ]
-        found += [word for word in rjieba.cut(run) if len(word) > 1 and word not in HAN_STOPWORDS]
+        found += _chinese_words(run)
     return found
 
 
@@ -63,6 +73,22 @@ def terms(text: str) -> frozenset[str]:
     Cached: recall reads the same memory texts again and again.
     """
     return frozenset(term_list(text))
+
+
+@functools.lru_cache(maxsize=65_536)
+def words(text: str) -> frozenset[str]:
+    """Content words: English words as in `terms`, Chinese words as the segmenter cuts them.
+
+    Without the bigrams of `terms`, which help search find a word the segmenter cut otherwise
+    but, being mostly not words, would make two Chinese texts that share their words look far
+    apart: "我喜欢包猪肉韭菜饺子" shares 3 of its 4 words with "奶奶的饺子配方用猪肉、韭菜和姜", but
+    only 3 of its 9 terms.
+    """
+    lowered = text.lower()
+    return frozenset(
+        _english_words(lowered)
+        + [word for run in HAN.findall(lowered) for word in _chinese_words(run)]
+    )
 
 
 def mentions(text: str, cues: tuple[str, ...]) -> bool:

@@ -66,6 +66,9 @@ def test_salience_cues_rank_health_over_plans_over_small_talk() -> None:
     chat = label("The weather is nice.")
     assert fever > plan > chat
     assert label("我开始发烧了。") == fever
+    assert label("我今天身体不适。") == fever  # the seed's 身体不适
+    assert label("我们计划下周去博物馆。") == plan
+    assert label("今天天气不错。") == chat
 
 
 def test_a_related_memory_lends_attention_only_through_shared_terms() -> None:
@@ -93,17 +96,20 @@ def test_the_summary_keeps_the_salient_lines_in_order_and_language() -> None:
     assert summary == "user: 我嗓子疼，有点发烧。 user: 下周要去上海出差。 user: 我很担心工作。"
 
 
-def test_events_are_tagged_by_category_with_their_timeliness() -> None:
-    dialogue = Dialogue(
-        lines=[
-            DialogueLine(speaker="user", text="We fly to Disneyland on Friday!", at=NOW),
-            DialogueLine(speaker="user", text="My throat hurts and I have a fever.", at=NOW),
-            DialogueLine(speaker="user", text="Nice weather today.", at=NOW),
-        ]
-    )
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["We fly to Disneyland on Friday!", "My throat hurts and I have a fever.", "Nice weather."],
+        ["周五我们飞去迪士尼！", "我喉咙痛，还发烧了。", "今天天气不错。"],
+    ],
+    ids=["english", "chinese"],
+)
+def test_events_are_tagged_by_category_with_their_timeliness(lines: list[str]) -> None:
+    dialogue = Dialogue(lines=[DialogueLine(speaker="user", text=text, at=NOW) for text in lines])
     tags = {tag.category: tag for tag in offline.tag_events(dialogue).events}
     assert set(tags) == {"travel", "illness"}
-    assert tags["travel"].title == "We fly to Disneyland on Friday!"
+    assert tags["travel"].title == lines[0]
+    assert tags["illness"].lines == [1]
     assert tags["illness"].timeliness_days == 14
     assert tags["travel"].timeliness_days == 30
 
@@ -136,6 +142,13 @@ def test_a_development_is_appended_to_the_storyline() -> None:
         ("I'm allergic to milk!", "I'm allergic to milk.", "duplicate"),
         ("My milk allergy makes my throat swell.", "I'm allergic to milk.", "supports"),
         ("I bought a red bicycle.", "I'm allergic to milk.", "unrelated"),
+        ("我不喜欢猫。", "我喜欢猫。", "contradicts"),
+        ("我最近不开心。", "我最近心情很好。", "contradicts"),
+        ("我对花生过敏！", "我对花生过敏。", "duplicate"),
+        ("我对花生过敏，吃一点就起疹子。", "我对花生过敏。", "supports"),
+        ("我心情很好。", "我心情不错。", "supports"),  # 不错 is no negation
+        ("我特别喜欢猫。", "我喜欢猫。", "supports"),  # nor is 特别
+        ("我买了一辆红色自行车。", "我对牛奶过敏。", "unrelated"),
     ],
 )
 def test_facts_are_judged_by_mood_negation_and_shared_terms(
@@ -170,3 +183,18 @@ def test_causal_rules_give_impressions_with_their_half_lives() -> None:
     [impression] = kind
     assert (impression.statement, impression.half_life_days) == ("The user is a kind person", 365)
     assert impression.belief == pytest.approx(0.135)
+
+
+def test_chinese_statements_give_chinese_impressions() -> None:
+    def inferred(statement: str) -> list[tuple[str, float, float]]:
+        question = InferenceQuestion(statement=statement, belief=0.8, rules=[])
+        return [
+            (found.statement, round(found.belief, 6), found.half_life_days)
+            for found in offline.infer_impressions(question).impressions
+        ]
+
+    assert inferred("我喉咙痛。") == [("用户感冒了", 0.72, 7.0)]
+    assert inferred("我帮助了一个迷路的老人。") == [("用户是个善良的人", 0.12, 365.0)]
+    assert inferred("我睡不着，一直在担心。") == [("用户压力很大", 0.32, 3.0)]
+    assert inferred("I can't sleep.") == [("The user is under stress", 0.32, 3.0)]
+    assert inferred("我嗓子痒。") == []  # not 嗓子疼: a cause is matched in all its terms

@@ -13,6 +13,7 @@ import pytest
 
 from graphmem import demo
 from graphmem.config import Settings
+from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 
 from .conftest import ROOT, Neo4jServer, clean_env
@@ -46,10 +47,27 @@ def embedded(tmp_path_factory: pytest.TempPathFactory) -> Played:
     """The demo through the command line, on the embedded store kept in a file."""
     folder = tmp_path_factory.mktemp("embedded")
     plot = folder / "plot.png"
-    done = run_demo("--path", str(folder / "graph.json"), "--plot", str(plot), env=clean_env())
+    done = run_demo(
+        "--path", str(folder / "graph.json"), "--plot", str(plot), "--lang", "en", env=clean_env()
+    )
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     return Played(done.stdout, plot)
+
+
+@pytest.fixture(scope="module")
+def in_chinese(tmp_path_factory: pytest.TempPathFactory) -> Played:
+    """The demo told in Chinese, in process on the embedded store in memory.
+
+    No font with Chinese characters is looked for (the plot is titled in English), so that the
+    output does not depend on the fonts of the machine.
+    """
+    plot = tmp_path_factory.mktemp("zh") / "plot.png"
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(demo, "CJK_FONTS", ("No Such Font",))
+        demo.run_demo(Settings(), out, plot, language="zh")
+    return Played(out.getvalue(), plot)
 
 
 @pytest.fixture(scope="module")
@@ -82,9 +100,9 @@ def line_with(text: str, fragment: str) -> str:
     return found
 
 
-def label_and_tier(text: str, message: str) -> tuple[float, int]:
+def label_and_tier(text: str, message: str, label: str = "att") -> tuple[float, int]:
     """The attention label and tier printed for a stored message."""
-    found = re.search(r"att +([\d.]+) T(\d)  " + re.escape(message), text)
+    found = re.search(label + r" +([\d.]+) T(\d)  " + re.escape(message), text)
     assert found is not None, message
     return float(found[1]), int(found[2])
 
@@ -160,6 +178,55 @@ def check_steps(output: str) -> None:
     )
 
 
+def check_steps_in_chinese(output: str) -> None:
+    """Each step shows its mechanism in Chinese, as check_steps does in English."""
+    labelling = step(output, 1)
+    label, tier = label_and_tier(labelling, "桌上有喝了一半的牛奶。", label="关注")
+    assert label >= 7
+    assert tier == 0
+    assert '  共有 "牛奶"，因此传递 0.85 × 8.8 = 7.5' in labelling
+    assert "对没有这条记忆的用户：2.0（没有显著性线索），T2" in labelling
+
+    fever = step(output, 2)
+    recall = fever.split('回忆 "我开始发烧了"\n', 1)[1]
+    assert "我喉咙痛，一下午都觉得很累。" in recall.split("相关 = 余弦", 1)[0]
+    cold = line_with(fever, '印象 "用户感冒了"：信念 0.00 → 0.72')
+    assert cold.endswith("：成为猜想，由 observe 返回")
+
+    events = step(output, 3)
+    trips = [line for line in events.splitlines() if "旅行事件" in line]
+    assert len(trips) == 2
+    storyline = events.split(trips[0], 1)[1].splitlines()[1:4]
+    assert [line.strip()[:10] for line in storyline] == ["2026-03-09", "2026-03-10", "2026-03-11"]
+    assert 'NEXT 来自 "我们今天到了迪士尼，孩子们很喜欢…"：它最后的消息在 186 天前' in events
+    assert "各层记忆数 T0/T1/T2/T3 9/9/0/0 → 2/0/0/17" in events
+
+    wake = step(output, 4)
+    recipe = line_with(wake, "奶奶的饺子配方用猪肉、韭菜和姜。  ")
+    # woken as a neighbour by each of the four thoughts, from the deep tier to the hot one
+    cells = recipe.split()[-10:]
+    assert cells[:2] == ["0.0", "T3"]
+    assert cells[-1] == "T0+"
+    assert [cell[-1] for cell in cells[3::2]] == ["+"] * 4
+    assert "在 T3，低于搜索的层：没找到" in wake
+    assert "在 T0，在搜索的层：找到" in wake
+
+    impressions = step(output, 5)
+    hints = [line for line in impressions.splitlines() if re.match(r"   周. \d\d-\d\d", line)]
+    growth = [beliefs(line) for line in hints]
+    assert len(growth) == 10
+    assert all(before < after for before, after in growth)
+    assert [after >= 0.7 for _before, after in growth] == [False] * 9 + [True]
+    assert impressions.endswith('→ 猜想 "用户是个善良的人"（信念 0.72），由 observe 返回')
+
+    consolidation = step(output, 6)
+    happy = line_with(consolidation, "T1  我升职了，工作上特别开心。")
+    assert beliefs(happy) == (0.80, 0.62)
+    contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
+    assert contradictions
+    assert all(line.endswith('CONTRADICTS "我升职了，工作上特别开心。"') for line in contradictions)
+
+
 def check_plot(plot: Path) -> None:
     """The plot is a PNG of a plausible size."""
     data = plot.read_bytes()
@@ -173,10 +240,39 @@ def test_the_demo_shows_every_mechanism_on_the_embedded_store(embedded: Played) 
     assert f"plot of attention over time: {embedded.plot}\n" in embedded.output
 
 
-def test_the_demo_reads_well_in_a_terminal(embedded: Played) -> None:
-    lines = embedded.output.splitlines()
-    assert 80 <= len(lines) <= 150
-    assert max(len(line) for line in lines) <= 100
+def test_the_demo_reads_well_in_a_terminal(embedded: Played, in_chinese: Played) -> None:
+    for played in (embedded, in_chinese):
+        lines = played.output.splitlines()
+        assert 80 <= len(lines) <= 150
+        assert max(demo.columns(line) for line in lines) <= 100  # a Chinese character takes two
+
+
+def test_the_demo_tells_the_seed_stories_in_chinese(in_chinese: Played) -> None:
+    check_steps_in_chinese(in_chinese.output)
+    check_plot(in_chinese.plot)
+    # Nothing is left in English but names (the owner demo-user, programs, the CPU, the verb
+    # observe, noisy-OR) and the relationship types, which are the graph's own words.
+    english = set(re.findall(r"[A-Za-z]{3,}", in_chinese.output.split("关注度随时间变化图")[0]))
+    assert english <= {"demo", "user", "graphmem", "networkx", "path", "FILE", "CPU", "observe"} | {
+        "noisy",
+        "NEXT",
+        "SUPPORTS",
+        "CONTRADICTS",
+        "RELATED",
+    }
+    assert "（图中文字为英文：matplotlib 没有找到中文字体" in in_chinese.output
+
+
+def test_the_demo_speaks_the_locales_language() -> None:
+    assert demo.default_language({"LANG": "zh_CN.UTF-8"}) == "zh"
+    assert demo.default_language({"LC_ALL": "C.UTF-8", "LANG": "zh_CN.UTF-8"}) == "en"
+    assert demo.default_language({"LC_MESSAGES": "zh_TW", "LANG": "en_GB"}) == "zh"
+    assert demo.default_language({}) == "en"
+    done = run_demo("--lang", "fr", env=clean_env())
+    assert done.returncode == 2
+    assert "argument --lang: invalid choice: 'fr'" in done.stderr
+    with pytest.raises(InvalidInputError, match="the demo speaks en and zh, not 'fr'"):
+        demo.run_demo(Settings(), io.StringIO(), Path("unused.png"), language="fr")
 
 
 def test_the_demo_refuses_a_store_that_knows_its_owner(embedded: Played, tmp_path: Path) -> None:

@@ -1,6 +1,14 @@
-"""The attention scenarios of DESIGN.md on both stores, offline cognition, time passed in."""
+"""The attention scenarios of DESIGN.md on both stores, offline cognition, time passed in.
 
+The seed's own stories (a fever after a sore throat, dumplings woken by a run of thoughts,
+motivation deciding how deep a recall reaches, a milk allergy) are told in English and in
+Chinese, the seed's language, with the same assertions.
+"""
+
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
@@ -12,25 +20,95 @@ DAY = timedelta(days=1)
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class Story:
+    """The seed stories' lines in one language."""
+
+    day_one: tuple[str, ...]
+    """A sore throat first, then three unrelated things."""
+    fever: str
+    dumpling_talk: tuple[str, str]
+    recipe: str
+    worry: str
+    dumpling_thought: str
+    dumplings: str
+    what_to_cook: str
+    passport: str
+    passport_question: str
+    allergy: str
+    milk: str
+    sailing: str
+    milk_query: str
+
+
+STORIES = {
+    "en": Story(
+        day_one=(
+            "My throat is sore and I've been tired all day.",
+            "We bought a new sofa for the living room.",
+            "My sister called about her new job.",
+            "I finished reading a novel about sailors.",
+        ),
+        fever="I started having a fever.",
+        dumpling_talk=(
+            "I love making pork dumplings with chives.",
+            "I love grandma's ginger dumplings best.",
+        ),
+        recipe="Grandma's dumpling recipe uses pork, chives and ginger.",
+        worry="I'm worried about my exam tomorrow.",
+        dumpling_thought="I love making dumplings",
+        dumplings="dumplings",
+        what_to_cook="What should I cook tonight?",
+        passport="My passport number ends in 4471.",
+        passport_question="What is my passport number?",
+        allergy="I'm allergic to milk.",
+        milk="There's half a glass of milk on the table.",
+        sailing="We sailed to Corsica last year.",
+        milk_query="milk",
+    ),
+    "zh": Story(
+        day_one=(
+            "我嗓子疼，一整天都觉得很累。",
+            "我们给客厅买了一张新沙发。",
+            "我姐姐打电话说她找到了新工作。",
+            "我读完了一本讲水手的小说。",
+        ),
+        fever="我开始发烧了。",
+        dumpling_talk=("我喜欢包猪肉韭菜饺子。", "我最爱奶奶包的姜味饺子。"),
+        recipe="奶奶的饺子配方用猪肉、韭菜和姜。",
+        worry="我担心明天的考试。",
+        dumpling_thought="我喜欢包饺子",
+        dumplings="饺子",
+        what_to_cook="今晚做什么菜好？",
+        passport="我的护照号码尾号是4471。",
+        passport_question="我的护照号码是多少？",
+        allergy="我对牛奶过敏。",
+        milk="桌上有喝了一半的牛奶。",
+        sailing="去年我们坐帆船去了科西嘉岛。",
+        milk_query="牛奶",
+    ),
+}
+
+
+@pytest.fixture(params=sorted(STORIES))
+def story(request: pytest.FixtureRequest) -> Story:
+    """The seed stories in each language in turn."""
+    return STORIES[request.param]
+
+
 def texts(recall_result: object) -> list[str]:
     return [item.memory.text for item in recall_result.memories]  # type: ignore[attr-defined]
 
 
-def test_fever_recalls_yesterdays_symptoms(memory: GraphMem, owner: str) -> None:
-    day_one = [
-        "My throat is sore and I've been tired all day.",
-        "We bought a new sofa for the living room.",
-        "My sister called about her new job.",
-        "I finished reading a novel about sailors.",
-    ]
-    for number, text in enumerate(day_one):
+def test_fever_recalls_yesterdays_symptoms(memory: GraphMem, owner: str, story: Story) -> None:
+    for number, text in enumerate(story.day_one):
         memory.observe(
             owner, text, message_id=f"d1-{number}", at=START + number * timedelta(hours=1)
         )
     day_two = START + DAY
-    memory.observe(owner, "I started having a fever.", message_id="d2-0", at=day_two)
-    recall = memory.recall(owner, "I started having a fever", k=3, at=day_two)
-    assert "My throat is sore and I've been tired all day." in texts(recall)
+    memory.observe(owner, story.fever, message_id="d2-0", at=day_two)
+    recall = memory.recall(owner, story.fever.rstrip(".。"), k=3, at=day_two)
+    assert story.day_one[0] in texts(recall)
     assert recall.motivation >= 8  # a health complaint is worth a deep search
 
 
@@ -54,69 +132,67 @@ def test_an_unused_memory_sinks_below_one_recalled_every_week(memory: GraphMem, 
     assert tiers["I love hiking in the Alps every summer."] > Tier.HOT
 
 
-def dumpling_story(memory: GraphMem, owner: str) -> datetime:
+def dumpling_story(memory: GraphMem, owner: str, story: Story) -> datetime:
     """Dumpling talk and grandma's recipe long ago, all sunk since; returns the present."""
-    memory.observe(owner, "I love making pork dumplings with chives.", message_id="t1", at=START)
-    memory.observe(owner, "I love grandma's ginger dumplings best.", message_id="t2", at=START)
-    memory.observe(owner, RECIPE, message_id="recipe", at=START + timedelta(minutes=1))
+    for number, text in enumerate(story.dumpling_talk):
+        memory.observe(owner, text, message_id=f"t{number}", at=START)
+    memory.observe(owner, story.recipe, message_id="recipe", at=START + timedelta(minutes=1))
     now = START + 120 * DAY
     memory.retier(owner, at=now)
-    memory.observe(owner, "I'm worried about my exam tomorrow.", message_id="exam", at=now)
+    memory.observe(owner, story.worry, message_id="exam", at=now)
     return now
 
 
-RECIPE = "Grandma's dumpling recipe uses pork, chives and ginger."
-
-
 def test_thinking_about_a_topic_wakes_a_deep_memory_of_it(
-    store: Store, embedder: CachedEmbedder, owner: str
+    store: Store, embedder: CachedEmbedder, owner: str, story: Story
 ) -> None:
     memory = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
-    now = dumpling_story(memory, owner)
-    everything = memory.recall(owner, "dumplings", k=5, motivation=10, peek=True, at=now)
-    assert {item.memory.tier for item in everything.memories if "umpling" in item.memory.text} == {
-        Tier.DEEP
-    }
+    now = dumpling_story(memory, owner, story)
+    everything = memory.recall(owner, story.dumplings, k=5, motivation=10, peek=True, at=now)
+    assert {
+        item.memory.tier for item in everything.memories if item.memory.text != story.worry
+    } == {Tier.DEEP}
 
     control = owner + "-control"
-    dumpling_story(memory, control)
-    unwoken = memory.recall(control, "What should I cook tonight?", k=5, motivation=0, at=now)
-    assert RECIPE not in texts(unwoken)
+    dumpling_story(memory, control, story)
+    unwoken = memory.recall(control, story.what_to_cook, k=5, motivation=0, at=now)
+    assert story.recipe not in texts(unwoken)
 
     thoughts = [
-        memory.recall(owner, "I love making dumplings", k=2, motivation=10, at=now)
-        for _ in range(5)
+        memory.recall(owner, story.dumpling_thought, k=2, motivation=10, at=now) for _ in range(5)
     ]
-    recipe_id = next(item.memory.id for item in everything.memories if item.memory.text == RECIPE)
-    assert RECIPE not in texts(thoughts[0])
+    recipe_id = next(
+        item.memory.id for item in everything.memories if item.memory.text == story.recipe
+    )
+    assert story.recipe not in texts(thoughts[0])
     assert recipe_id in [item.id for item in thoughts[0].woken if not item.used]
-    woken = memory.recall(owner, "What should I cook tonight?", k=5, motivation=0, at=now)
-    assert RECIPE in texts(woken)
+    woken = memory.recall(owner, story.what_to_cook, k=5, motivation=0, at=now)
+    assert story.recipe in texts(woken)
     assert woken.attempts[0].depth == Tier.HOT
     assert not woken.thought_again
 
 
 def test_motivation_decides_how_deep_a_recall_reaches(
-    store: Store, embedder: CachedEmbedder, owner: str
+    store: Store, embedder: CachedEmbedder, owner: str, story: Story
 ) -> None:
     once = GraphMem(store, embedder, recall_policy=RecallPolicy(rethinks=0))
-    once.observe(owner, "My passport number ends in 4471.", message_id="passport", at=START)
+    once.observe(owner, story.passport, message_id="passport", at=START)
     later = START + 200 * DAY
     once.retier(owner, at=later)
-    once.observe(owner, "I'm worried about my exam tomorrow.", message_id="exam", at=later)
-    question = "What is my passport number?"
+    once.observe(owner, story.worry, message_id="exam", at=later)
+    question = story.passport_question
 
     low = once.recall(owner, question, k=3, motivation=1, peek=True, at=later)
-    assert "My passport number ends in 4471." not in texts(low)
+    assert story.passport not in texts(low)
     high = once.recall(owner, question, k=3, motivation=10, peek=True, at=later)
-    assert texts(high)[0] == "My passport number ends in 4471."
+    assert texts(high)[0] == story.passport
 
     rethinking = GraphMem(store, embedder)
     again = rethinking.recall(owner, question, k=3, motivation=1, peek=True, at=later)
     assert again.thought_again
     assert [attempt.depth for attempt in again.attempts] == [Tier.HOT, Tier.WARM, Tier.DEEP]
     assert [attempt.motivation for attempt in again.attempts] == [1.0, 5.0, 9.0]
-    assert texts(again)[0] == "My passport number ends in 4471."
+    assert texts(again)[0] == story.passport
 
 
 def test_generative_agents_weights_and_recency(memory: GraphMem, owner: str) -> None:
@@ -166,27 +242,23 @@ def test_peek_wakes_nothing_and_use_does(memory: GraphMem, store: Store, owner: 
 
 
 def test_recall_returns_a_subgraph_with_links_text_and_networkx(
-    memory: GraphMem, owner: str
+    memory: GraphMem, owner: str, story: Story
 ) -> None:
-    memory.observe(owner, "I'm allergic to milk.", message_id="allergy", at=START)
-    memory.observe(owner, "There's half a glass of milk on the table.", message_id="milk", at=START)
-    memory.observe(owner, "We sailed to Corsica last year.", message_id="sail", at=START)
-    recall = memory.recall(owner, "milk", k=2, motivation=10, peek=True, at=START)
+    memory.observe(owner, story.allergy, message_id="allergy", at=START)
+    milk = memory.observe(owner, story.milk, message_id="milk", at=START)
+    memory.observe(owner, story.sailing, message_id="sail", at=START)
+    assert milk.memories[0].importance >= 7  # worth attention for a user allergic to milk
+    recall = memory.recall(owner, story.milk_query, k=2, motivation=10, peek=True, at=START)
     ids = {item.memory.text: item.memory.id for item in recall.memories}
-    assert set(ids) == {"I'm allergic to milk.", "There's half a glass of milk on the table."}
+    assert set(ids) == {story.allergy, story.milk}
     [link] = recall.links
-    assert (link.type, link.source, link.target) == (
-        "RELATED",
-        ids["There's half a glass of milk on the table."],
-        ids["I'm allergic to milk."],
-    )
+    assert (link.type, link.source, link.target) == ("RELATED", ids[story.milk], ids[story.allergy])
     rendered = recall.render().splitlines()
     assert rendered[-1] in ("[1] RELATED [2]", "[2] RELATED [1]")
     graph = recall.to_networkx()
     assert graph.number_of_nodes() == 4  # two memories and their two turns
     assert sorted(key for _s, _t, key in graph.edges(keys=True)) == ["FROM", "FROM", "RELATED"]
-    allergy = "Memory:" + ids["I'm allergic to milk."]
-    assert graph.nodes[allergy]["text"] == "I'm allergic to milk."
+    assert graph.nodes["Memory:" + ids[story.allergy]]["text"] == story.allergy
 
 
 POTTERY = [

@@ -1,7 +1,15 @@
 """The sleep scenarios of DESIGN.md (summaries and events, consolidation, impressions) on both
-stores, offline cognition, time passed in."""
+stores, offline cognition, time passed in.
 
+The seed's own stories (Disneyland twice half a year apart, a sore throat then a fever, weak
+hints of character, a cold a month old, a good mood against worries, a fact said twice) are
+told in English and in Chinese, the seed's language, with the same assertions.
+"""
+
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
@@ -10,7 +18,100 @@ from graphmem.store.base import OwnerGraph, Store
 
 DAY = timedelta(days=1)
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
-KIND = "The user is a kind person"
+
+
+@dataclass(frozen=True)
+class Story:
+    """The seed stories' lines in one language."""
+
+    trip: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+    """Three days at Disneyland, the first with an unrelated line after the trip's."""
+    trip_again: str
+    throat: str
+    fever: str
+    cold: str
+    cold_question: str
+    sneezing: str
+    kindness: tuple[str, ...]
+    kind: str
+    good_mood: str
+    worries: tuple[str, str, str]
+    peanuts: tuple[str, str]
+    three_lines: tuple[str, str, str]
+
+
+STORIES = {
+    "en": Story(
+        trip=(
+            ("We arrived at Disneyland today, the kids loved the castle.", "Dinner was pasta."),
+            ("Second day at Disneyland: we rode Space Mountain twice.",),
+            ("Last day at Disneyland, we watched the fireworks from the hotel.",),
+        ),
+        trip_again="We're taking the kids back to Disneyland for spring break!",
+        throat="My throat hurts.",
+        fever="I started having a fever.",
+        cold="The user has a cold",
+        cold_question="Does the user have a cold?",
+        sneezing="I keep sneezing.",
+        kindness=(
+            "I helped my neighbour carry her groceries upstairs.",
+            "I volunteered at the food bank this weekend.",
+            "I donated blood at the hospital.",
+            "I helped a lost kid find his parents at the mall.",
+            "I volunteered to tutor kids from my street.",
+            "I donated my old coats to the shelter.",
+            "I helped a colleague finish his report late at night.",
+            "I volunteered for the beach clean-up.",
+            "I donated books to the school library.",
+            "I helped an old man cross the busy road.",
+        ),
+        kind="The user is a kind person",
+        good_mood="I'm in a good mood these days.",
+        worries=(
+            "I'm worried about my exams.",
+            "I can't sleep at night, I keep worrying.",
+            "I feel anxious and stressed all the time.",
+        ),
+        peanuts=("I'm allergic to peanuts.", "I'm allergic to peanuts!"),
+        three_lines=("My throat hurts.", "I'm in a good mood.", "I'm worried."),
+    ),
+    "zh": Story(
+        trip=(
+            ("我们今天到了迪士尼，孩子们很喜欢城堡。", "晚饭吃的是意大利面。"),
+            ("在迪士尼的第二天，我们坐了两次太空山。",),
+            ("在迪士尼的最后一天，我们在酒店看了烟花。",),
+        ),
+        trip_again="春假我们要再带孩子们去迪士尼！",
+        throat="我喉咙痛。",
+        fever="我开始发烧了。",
+        cold="用户感冒了",
+        cold_question="用户感冒了吗？",
+        sneezing="我一直打喷嚏。",
+        kindness=(
+            "我帮助邻居把买的菜搬上了楼。",
+            "这个周末我去食物银行做志愿者。",
+            "我在医院献血了。",
+            "我帮助一个走丢的孩子在商场找到了父母。",
+            "我做志愿者，给街坊的孩子辅导功课。",
+            "我把旧大衣捐赠给了收容所。",
+            "我帮助同事熬夜写完了报告。",
+            "我做志愿者参加了海滩清洁。",
+            "我给学校图书馆捐赠了图书。",
+            "我帮助一位老人过了繁忙的马路。",
+        ),
+        kind="用户是个善良的人",
+        good_mood="我最近心情很好。",
+        worries=("我担心考试。", "我晚上睡不着，总是在担心。", "我一直感到焦虑，压力很大。"),
+        peanuts=("我对花生过敏。", "我对花生过敏！"),
+        three_lines=("我喉咙痛。", "我心情很好。", "我很担心。"),
+    ),
+}
+
+
+@pytest.fixture(params=sorted(STORIES))
+def story(request: pytest.FixtureRequest) -> Story:
+    """The seed stories in each language in turn."""
+    return STORIES[request.param]
 
 
 def of_type(graph: OwnerGraph, kind: type[Node]) -> list[Node]:
@@ -30,7 +131,9 @@ def edges(graph: OwnerGraph, kind: LinkType) -> set[tuple[str, str]]:
     return {(link.source, link.target) for _s, _t, link in graph.links if link.type is kind}
 
 
-def tell(memory: GraphMem, owner: str, texts: list[str], start: datetime, session: str) -> None:
+def tell(
+    memory: GraphMem, owner: str, texts: tuple[str, ...], start: datetime, session: str
+) -> None:
     for number, text in enumerate(texts):
         memory.observe(
             owner,
@@ -42,13 +145,9 @@ def tell(memory: GraphMem, owner: str, texts: list[str], start: datetime, sessio
 
 
 def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
-    memory: GraphMem, store: Store, owner: str, embedder: CachedEmbedder
+    memory: GraphMem, store: Store, owner: str, embedder: CachedEmbedder, story: Story
 ) -> None:
-    days = [
-        ["We arrived at Disneyland today, the kids loved the castle.", "Dinner was pasta."],
-        ["Second day at Disneyland: we rode Space Mountain twice."],
-        ["Last day at Disneyland, we watched the fireworks from the hotel."],
-    ]
+    days = story.trip
     for number, texts in enumerate(days):
         tell(memory, owner, texts, START + number * DAY, f"day{number}")
     memory.consolidate(owner, at=START + 3 * DAY)
@@ -65,7 +164,7 @@ def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
     members = {source for source, target in edges(graph, LinkType.PART_OF) if target == trip.id}
     for texts in days:
         assert memory_by_text(graph, texts[0]).id in members
-    assert memory_by_text(graph, "Dinner was pasta.").id not in members
+    assert memory_by_text(graph, days[0][1]).id not in members
     # Association from one day's memory reaches the other days through the event.
     [second_day] = embedder.embed([days[1][0]], "query")
     reached = store.find_neighbours(
@@ -74,13 +173,7 @@ def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
     assert {found.memory.text for found in reached} >= {days[0][0], days[2][0]}
 
     half_a_year = START + 183 * DAY
-    tell(
-        memory,
-        owner,
-        ["We're taking the kids back to Disneyland for spring break!"],
-        half_a_year,
-        "later",
-    )
+    tell(memory, owner, (story.trip_again,), half_a_year, "later")
     memory.consolidate(owner, at=half_a_year + DAY)
     graph = store.export(owner)
     events = sorted(of_type(graph, Event), key=lambda event: event.created_at)
@@ -89,15 +182,15 @@ def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
 
 
 def test_a_sore_throat_then_a_fever_is_one_illness_and_a_cold_at_once(
-    memory: GraphMem, store: Store, owner: str
+    memory: GraphMem, store: Store, owner: str, story: Story
 ) -> None:
-    first = memory.observe(owner, "My throat hurts.", message_id="m1", at=START)
-    assert [conjecture.text for conjecture in first.conjectures] == ["The user has a cold"]
+    first = memory.observe(owner, story.throat, message_id="m1", at=START)
+    assert [conjecture.text for conjecture in first.conjectures] == [story.cold]
     [cold] = first.conjectures
     assert cold.kind is MemoryKind.CONJECTURE
     assert cold.belief is not None
     assert cold.belief >= 0.7
-    second = memory.observe(owner, "I started having a fever.", message_id="m2", at=START + DAY)
+    second = memory.observe(owner, story.fever, message_id="m2", at=START + DAY)
     assert second.conjectures == []  # the cold is conjectured already
     memory.consolidate(owner, at=START + DAY)
     graph = store.export(owner)
@@ -106,57 +199,43 @@ def test_a_sore_throat_then_a_fever_is_one_illness_and_a_cold_at_once(
     assert illness.category == "illness"
     members = {source for source, target in edges(graph, LinkType.PART_OF)}
     assert {
-        memory_by_text(graph, "My throat hurts.").id,
-        memory_by_text(graph, "I started having a fever.").id,
+        memory_by_text(graph, story.throat).id,
+        memory_by_text(graph, story.fever).id,
     } <= members
     # The conjecture is recallable, with its provenance: conjecture -> impression -> cue.
-    recall = memory.recall(owner, "Does the user have a cold?", k=3, peek=True, at=START + DAY)
-    assert "The user has a cold" in [item.memory.text for item in recall.memories]
+    recall = memory.recall(owner, story.cold_question, k=3, peek=True, at=START + DAY)
+    assert story.cold in [item.memory.text for item in recall.memories]
     [impression] = of_type(graph, Impression)
     inferred = edges(graph, LinkType.INFERRED_FROM)
     assert (cold.id, impression.id) in inferred
-    assert (impression.id, memory_by_text(graph, "My throat hurts.").id) in inferred
+    assert (impression.id, memory_by_text(graph, story.throat).id) in inferred
 
 
-CUES = [
-    "I helped my neighbour carry her groceries upstairs.",
-    "I volunteered at the food bank this weekend.",
-    "I donated blood at the hospital.",
-    "I helped a lost kid find his parents at the mall.",
-    "I volunteered to tutor kids from my street.",
-    "I donated my old coats to the shelter.",
-    "I helped a colleague finish his report late at night.",
-    "I volunteered for the beach clean-up.",
-    "I donated books to the school library.",
-    "I helped an old man cross the busy road.",
-]
-
-
-def kindness_conjectures(memory: GraphMem, owner: str, every: timedelta) -> list[int]:
-    """Tell the ten cues `every` apart; the numbers of the cues that made a conjecture."""
+def kindness_conjectures(memory: GraphMem, owner: str, story: Story, every: timedelta) -> list[int]:
+    """Tell the ten hints `every` apart; the numbers of the hints that made a conjecture."""
     made = []
-    for number, text in enumerate(CUES):
+    for number, text in enumerate(story.kindness):
         observed = memory.observe(owner, text, message_id=f"c{number}", at=START + number * every)
-        if any(conjecture.text == KIND for conjecture in observed.conjectures):
+        if any(conjecture.text == story.kind for conjecture in observed.conjectures):
             made.append(number)
     return made
 
 
 def test_weak_cues_add_up_within_a_month_but_not_over_three_years(
-    memory: GraphMem, owner: str
+    memory: GraphMem, owner: str, story: Story
 ) -> None:
-    made = kindness_conjectures(memory, owner, timedelta(days=3))
+    made = kindness_conjectures(memory, owner, story, timedelta(days=3))
     assert len(made) == 1
     assert made[0] >= 4  # one hint is not enough, nor a few: only after enough of them
-    spread_out = kindness_conjectures(memory, owner + "-slow", timedelta(days=3 * 365 / 9))
+    spread_out = kindness_conjectures(memory, owner + "-slow", story, timedelta(days=3 * 365 / 9))
     assert spread_out == []  # decay wins
 
 
 def test_a_month_old_cold_no_longer_adds_to_a_new_one(
-    memory: GraphMem, store: Store, owner: str
+    memory: GraphMem, store: Store, owner: str, story: Story
 ) -> None:
-    memory.observe(owner, "My throat hurts.", message_id="m1", at=START)
-    later = memory.observe(owner, "I keep sneezing.", message_id="m2", at=START + 30 * DAY)
+    memory.observe(owner, story.throat, message_id="m1", at=START)
+    later = memory.observe(owner, story.sneezing, message_id="m2", at=START + 30 * DAY)
     assert later.conjectures == []
     [impression] = of_type(store.export(owner), Impression)
     assert isinstance(impression, Impression)
@@ -165,14 +244,9 @@ def test_a_month_old_cold_no_longer_adds_to_a_new_one(
 
 
 def test_a_good_mood_against_worries_is_lowered_not_deleted(
-    memory: GraphMem, store: Store, owner: str
+    memory: GraphMem, store: Store, owner: str, story: Story
 ) -> None:
-    good = "I'm in a good mood these days."
-    worries = [
-        "I'm worried about my exams.",
-        "I can't sleep at night, I keep worrying.",
-        "I feel anxious and stressed all the time.",
-    ]
+    good, worries = story.good_mood, story.worries
     for number, text in enumerate([good, *worries]):
         memory.observe(owner, text, message_id=f"w{number}", at=START + number * DAY)
     report = memory.consolidate(owner, at=START + 4 * DAY)
@@ -188,17 +262,15 @@ def test_a_good_mood_against_worries_is_lowered_not_deleted(
 
 
 def test_a_repeated_fact_merges_and_gains_belief(
-    memory: GraphMem, store: Store, owner: str
+    memory: GraphMem, store: Store, owner: str, story: Story
 ) -> None:
-    memory.observe(owner, "I'm allergic to peanuts.", message_id="a1", at=START)
-    memory.observe(owner, "I'm allergic to peanuts!", message_id="a2", at=START + 5 * DAY)
+    said, again = story.peanuts
+    memory.observe(owner, said, message_id="a1", at=START)
+    memory.observe(owner, again, message_id="a2", at=START + 5 * DAY)
     memory.consolidate(owner, at=START + 6 * DAY)
     graph = store.export(owner)
     first, second = sorted(
-        (
-            memory_by_text(graph, text)
-            for text in ["I'm allergic to peanuts.", "I'm allergic to peanuts!"]
-        ),
+        (memory_by_text(graph, text) for text in story.peanuts),
         key=lambda node: node.created_at,
     )
     assert edges(graph, LinkType.MERGED_INTO) == {(second.id, first.id)}
@@ -208,9 +280,9 @@ def test_a_repeated_fact_merges_and_gains_belief(
 
 
 def test_a_second_run_with_nothing_new_changes_nothing(
-    memory: GraphMem, store: Store, owner: str
+    memory: GraphMem, store: Store, owner: str, story: Story
 ) -> None:
-    tell(memory, owner, ["My throat hurts.", "I'm in a good mood.", "I'm worried."], START, "s")
+    tell(memory, owner, story.three_lines, START, "s")
     at = START + DAY
     first = memory.consolidate(owner, at=at)
     assert first.counts["summaries"] == 1

@@ -2,6 +2,8 @@
 
 An English cue matches at the start of a word (`allerg` matches allergy and allergic); a cue of
 three letters or fewer matches whole words only (`ill`, `sad`). A Chinese cue matches anywhere.
+The Chinese cues were reviewed against the seed design's own examples (身体不适, 我开始发烧了,
+喉咙痛 and a cold, 迪士尼, 情人节聚会, impressions of mood and character).
 """
 
 from dataclasses import dataclass
@@ -27,7 +29,8 @@ SALIENCE = (
         8.0,
         "allerg|sick|ill|illness|fever|pain|hurt|injur|hospital|doctor|medic|emergenc|danger|"
         "throat|cough|flu|bleed|surgery|diagnos|symptom|headache|vomit|dizzy|asthma|"
-        "过敏|生病|发烧|发热|疼|痛|医院|医生|药|受伤|咳嗽|感冒|手术|危险|嗓子|喉咙|头晕|呕吐|哮喘",
+        "过敏|生病|发烧|发热|疼|痛|医院|医生|药|受伤|咳嗽|感冒|手术|危险|嗓子|喉咙|头晕|呕吐|哮喘|"
+        "不适|不舒服|住院|急诊",
     ),
     cues(
         "life event or strong feeling",
@@ -75,7 +78,8 @@ EVENT_CATEGORIES = (
     cues(
         "celebration",
         7.0,
-        "birthday|party|wedding|anniversary|celebrat|festival|生日|派对|聚会|婚礼|纪念日|庆祝",
+        "birthday|party|wedding|anniversary|celebrat|festival|valentine|christmas|"
+        "生日|派对|聚会|婚礼|纪念日|庆祝|情人节|春节|过年|节日",
     ),
     cues(
         "study",
@@ -99,25 +103,31 @@ NEGATION = cues(
 )
 """Cues that negate a statement: two close statements of opposite negation contradict."""
 
+NOT_NEGATING = (
+    "不错|不过|不少|不久|不断|不同|不仅|不但|差不多|没错|特别|别人|区别|分别|告别|未来|无论|无聊"
+).split("|")
+"""Chinese words that hold a negation cue but do not negate (特别开心 is not 别开心)."""
+
 MOOD = (
     cues(
         "good mood",
         1.0,
         "good mood|happy|great|relaxed|cheerful|excited|content|calm|"
-        "心情好|心情不错|开心|高兴|快乐|放松|兴奋",
+        "心情好|心情很好|心情不错|开心|高兴|快乐|放松|兴奋",
     ),
     cues(
         "bad mood",
         -1.0,
         "bad mood|sad|worried|worry|anxious|stressed|upset|depress|can't sleep|sleepless|"
-        "insomnia|exhausted|miserable|lonely|心情不好|难过|担心|焦虑|压力|失眠|睡不着|沮丧|孤独",
+        "insomnia|exhausted|miserable|lonely|心情不好|难过|担心|焦虑|压力|失眠|睡不着|沮丧|孤独|"
+        "不开心|不高兴|不快乐|郁闷|烦躁|累坏了|筋疲力尽",
     ),
 )
 """Mood valence: first-person statements of opposite mood contradict."""
 
 IMPRESSION_HALF_LIVES = (
     cues("illness", 7.0, "cold|flu|fever|sick|ill|infection|感冒|发烧|生病|感染"),
-    cues("mood", 3.0, "mood|stressed|sad|happy|心情|压力|难过|开心"),
+    cues("mood", 3.0, "mood|stress|sad|happy|心情|压力|难过|开心"),
     cues(
         "character",
         365.0,
@@ -140,13 +150,19 @@ CAUSAL_KNOWLEDGE = (
     ("喉咙痛", "用户感冒了", 0.9),
     ("流鼻涕", "用户感冒了", 0.6),
     ("发烧", "用户感冒了", 0.5),
+    ("打喷嚏", "用户感冒了", 0.3),
     ("helped", "The user is a kind person", 0.15),
     ("volunteered", "The user is a kind person", 0.15),
     ("donated", "The user is a kind person", 0.15),
     ("帮助", "用户是个善良的人", 0.15),
+    ("志愿", "用户是个善良的人", 0.15),
+    ("捐赠", "用户是个善良的人", 0.15),
+    ("献血", "用户是个善良的人", 0.15),
     ("can't sleep", "The user is under stress", 0.4),
     ("worried", "The user is under stress", 0.3),
     ("失眠", "用户压力很大", 0.4),
+    ("睡不着", "用户压力很大", 0.4),
+    ("担心", "用户压力很大", 0.3),
 )
 """The offline cognition's own causal knowledge (cause, effect, sufficiency), used with the
 owner's CAUSES edges: a few common inferences about health, mood and character."""

@@ -4,10 +4,11 @@ The rules (each number is a module constant):
 - Attention: an item scores the value of its strongest salience cue (lexicon.SALIENCE: health 8,
   life events and strong feelings 7, plans 5, preferences 4), one point more when it speaks of the
   speaker themself, and BASE_SALIENCE when it has no cue. A recalled memory that shares a content
-  term with the item passes on INHERITED_SHARE of its current attention, if that is more: so
-  "half a glass of milk" scores high only for a user whose milk allergy is in memory. The item
-  relates to each recalled memory it shares a content term with, with strength the share of
-  the smaller text's terms that are common.
+  word (graphmem.terms.words: English stems, Chinese words as jieba cuts them) with the item
+  passes on INHERITED_SHARE of its current attention, if that is more: so "half a glass of milk"
+  scores high only for a user whose milk allergy is in memory. The item relates to each recalled
+  memory it shares a content word with, with strength the share of the smaller text's words that
+  are common.
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
@@ -15,15 +16,16 @@ The rules (each number is a module constant):
   the category's default; the title is the first such line.
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
   storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
-- Facts: opposite moods, or close statements (content-term overlap of CONTRADICTION_OVERLAP or
+- Facts: opposite moods, or close statements (content-word overlap of CONTRADICTION_OVERLAP or
   more) of opposite negation, contradict (the new statement's belief: 1 - the old one's); an
   overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more, or the same mood,
   supports (belief: halfway from the old one's to 1); anything else is unrelated (0.5).
 - Impressions: a causal rule (the question's, from the owner's CAUSES edges, and the
   cognition's own knowledge, lexicon.CAUSAL_KNOWLEDGE by default) applies when the statement
-  holds at least CAUSE_MATCH (all) of the cause's content terms, so "my throat swells" is not
-  a "sore throat"; the impression's belief is sufficiency times the statement's belief, its
-  half-life from lexicon.IMPRESSION_HALF_LIVES.
+  holds at least CAUSE_MATCH (all) of the cause's content terms (graphmem.terms.terms, Chinese
+  bigrams included), so "my throat swells" is not a "sore throat", nor 嗓子痒 a 嗓子疼; the
+  impression's belief is sufficiency times the statement's belief, its half-life from
+  lexicon.IMPRESSION_HALF_LIVES.
 - Perception of a chunk of items: each item in order, by the attention and impression rules;
   an earlier item of the chunk in an item's working memory counts with the score it got.
 What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
@@ -63,10 +65,11 @@ from graphmem.cognition.lexicon import (
     IMPRESSION_HALF_LIVES,
     MOOD,
     NEGATION,
+    NOT_NEGATING,
     SALIENCE,
     Cues,
 )
-from graphmem.terms import mentions, terms
+from graphmem.terms import mentions, terms, words
 
 BASE_SALIENCE = 2.0
 FIRST_PERSON_BONUS = 1.0
@@ -105,13 +108,15 @@ def mood(text: str) -> float:
 
 
 def overlap(left: str, right: str) -> float:
-    """Jaccard overlap of two texts' content terms."""
-    a, b = terms(left), terms(right)
+    """Jaccard overlap of two texts' content words."""
+    a, b = words(left), words(right)
     return len(a & b) / len(a | b) if a | b else 0.0
 
 
 def negated(text: str) -> bool:
-    """Whether a statement is negated."""
+    """Whether a statement is negated (a cue inside a word of NOT_NEGATING does not count)."""
+    for word in NOT_NEGATING:
+        text = text.replace(word, " ")
     return first_match(text, [NEGATION]) is not None
 
 
@@ -123,7 +128,7 @@ def shorten(text: str, limit: int) -> str:
 
 
 def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
-    """Contradiction by mood or negation, duplicate or support by shared content terms."""
+    """Contradiction by mood or negation, duplicate or support by shared content words."""
     shared = overlap(new, old)
     new_mood, old_mood = mood(new), mood(old)
     if new_mood * old_mood < 0:
@@ -138,7 +143,7 @@ def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
         return FactJudgement(
             relation="duplicate",
             belief=(1 + old_belief) / 2,
-            reason=f"{shared:.0%} of the content terms are shared",
+            reason=f"{shared:.0%} of the content words are shared",
         )
     if shared >= RELATED_OVERLAP or (new_mood != 0 and new_mood == old_mood):
         return FactJudgement(
@@ -156,7 +161,7 @@ COMMON_KNOWLEDGE = tuple(
 
 
 class OfflineCognition:
-    """Deterministic rules over cue words and content terms; see the module docstring.
+    """Deterministic rules over cue words, content words and terms; see the module docstring.
 
     `knowledge` is the causal knowledge it brings to inferences beside the question's rules.
     """
@@ -167,13 +172,13 @@ class OfflineCognition:
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Own salience, or the attention a related recalled memory passes on, if higher."""
         score, reason = salience(question.item)
-        item_terms = terms(question.item)
+        item_words = words(question.item)
         related = []
         for index, memory in enumerate(question.working_memory):
-            memory_terms = terms(memory.text)
-            shared = item_terms & memory_terms
+            memory_words = words(memory.text)
+            shared = item_words & memory_words
             if shared:
-                strength = len(shared) / min(len(item_terms), len(memory_terms))
+                strength = len(shared) / min(len(item_words), len(memory_words))
                 related.append(Relation(index=index, strength=round(strength, 3)))
             inherited = INHERITED_SHARE * min(memory.attention, 10.0)
             if shared and inherited > score:
