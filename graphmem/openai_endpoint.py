@@ -18,14 +18,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
-from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from graphmem.errors import ConfigurationError, ModelError, ModelOutputError
+
+if TYPE_CHECKING:  # openai itself is imported by the first endpoint made (see OpenAIEndpoint)
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+    from openai.types.chat.completion_create_params import ResponseFormat
 
 log = logging.getLogger("graphmem")
 
@@ -99,7 +100,7 @@ class ResponseCache:
             )
 
     @staticmethod
-    def key(model: str, messages: Sequence[ChatCompletionMessageParam], schema: object) -> str:
+    def key(model: str, messages: Sequence["ChatCompletionMessageParam"], schema: object) -> str:
         """The cache key of one request."""
         text = json.dumps([model, list(messages), schema], sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -149,7 +150,11 @@ def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | No
 
 
 class OpenAIEndpoint:
-    """An OpenAI-compatible endpoint with retries, a concurrency bound, accounting and a cache."""
+    """An OpenAI-compatible endpoint with retries, a concurrency bound, accounting and a cache.
+
+    The openai package is imported when the first endpoint is made, not with graphmem: it takes
+    about a second, which every `graphmem` command would pay without a model in use.
+    """
 
     def __init__(
         self,
@@ -163,6 +168,8 @@ class OpenAIEndpoint:
         cache: ResponseCache | None = None,
         json_mode: Literal["json_schema", "json_object"] | None = None,
     ) -> None:
+        import openai  # noqa: PLC0415 (imported on first use; see the class docstring)
+
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key.get_secret_value(),
@@ -200,7 +207,7 @@ class OpenAIEndpoint:
         self,
         operation: str,
         model: str,
-        messages: Sequence[ChatCompletionMessageParam],
+        messages: Sequence["ChatCompletionMessageParam"],
         output: type[Output],
     ) -> Output:
         """Ask for a JSON answer of the output model's schema; repair once, then fail."""
@@ -243,7 +250,7 @@ class OpenAIEndpoint:
         self,
         operation: str,
         model: str,
-        messages: Sequence[ChatCompletionMessageParam],
+        messages: Sequence["ChatCompletionMessageParam"],
         output: type[BaseModel],
         schema: dict[str, object],
     ) -> tuple[str, str | None]:
@@ -294,12 +301,12 @@ class OpenAIEndpoint:
         self,
         operation: str,
         model: str,
-        messages: Sequence[ChatCompletionMessageParam],
+        messages: Sequence["ChatCompletionMessageParam"],
         output: type[BaseModel],
         schema: dict[str, object],
         *,
         by_schema: bool,
-    ) -> ChatCompletion:
+    ) -> "ChatCompletion":
         """Send one completion request asking for JSON by schema, or as a JSON object."""
         sent = list(messages)
         response_format: ResponseFormat = {
@@ -325,6 +332,8 @@ class OpenAIEndpoint:
 
     def _call(self, operation: str, send: Callable[[], Reply]) -> Reply:
         """Send one request, retrying transient failures; translate errors to graphmem's."""
+        import openai  # noqa: PLC0415 (imported already by __init__: a lookup in sys.modules)
+
         refused = None
         for attempt in range(self._max_retries + 1):
             with self._slots:
