@@ -59,7 +59,7 @@ OPTIONAL MATCH source = (cue)-[:FROM]->(:Turn {owner: $owner})
 RETURN chain, collect(source) AS sources, c.text AS conjecture, c.belief AS conjecture_belief,
        i.belief AS impression_belief;
 
-// graphmem: open contradictions
+// graphmem health: open contradictions
 // Shows: each pair of the owner's memories joined by CONTRADICTS whose two sides both still
 //        stand (neither was MERGED_INTO another memory), with the turns each came FROM, and
 //        their beliefs in the table view, the closest disputes (highest lower belief) first.
@@ -142,3 +142,79 @@ UNWIND shown AS n
 OPTIONAL MATCH (n)-[edge]->(other)
 WHERE other IN shown
 RETURN n, collect(edge) AS edges;
+
+// graphmem health: pending work
+// Shows: the owner's work queues as `graphmem health` counts them, oldest first, one row per
+//        node and queue: turns whose memories are not derived yet ('pending': a model call
+//        failed or was cut short; the next observe or sleep job derives them), turns that no
+//        dialogue summary covers yet ('awaiting summary': the sleep job's queue) and facts not
+//        yet weighed against older ones ('awaiting consolidation').
+// Needs: :param owner => 'demo-user'
+CALL () {
+  MATCH (n:Turn {owner: $owner, pending: true})
+  RETURN n, 'pending' AS queue
+  UNION ALL
+  MATCH (n:Turn {owner: $owner, awaiting_summary: true})
+  RETURN n, 'awaiting summary' AS queue
+  UNION ALL
+  MATCH (n:Memory {owner: $owner, awaiting_consolidation: true})
+  RETURN n, 'awaiting consolidation' AS queue
+}
+RETURN n, queue, n.created_at AS created_at
+ORDER BY created_at;
+
+// graphmem health: duplicates merged
+// Shows: each memory the sleep job found to repeat an older one, MERGED_INTO the one it kept
+//        (whose belief and attention the duplicate raised; the duplicate stays, with its
+//        provenance), with the turns both came FROM, oldest duplicate first.
+// Needs: :param owner => 'demo-user'
+MATCH merge = (duplicate:Memory {owner: $owner})-[:MERGED_INTO]->(kept:Memory {owner: $owner})
+CALL (duplicate, kept) {
+  UNWIND [duplicate, kept] AS side
+  OPTIONAL MATCH source = (side)-[:FROM]->(:Turn {owner: $owner})
+  RETURN collect(source) AS sources
+}
+RETURN merge, sources, duplicate.text AS duplicate_text, kept.text AS kept_text,
+       kept.belief AS kept_belief
+ORDER BY duplicate.created_at;
+
+// graphmem health: conjectures
+// Shows: the owner's conjecture memories (impressions whose belief crossed the threshold),
+//        oldest first, each with the Impression it was INFERRED_FROM; "graphmem: a
+//        conjecture's provenance" follows one on to its cues and their turns.
+// Needs: :param owner => 'demo-user'
+MATCH (c:Memory {owner: $owner, kind: 'conjecture'})
+OPTIONAL MATCH inferred = (c)-[:INFERRED_FROM]->(:Impression {owner: $owner})
+RETURN c, collect(inferred) AS impressions, c.text AS conjecture, c.belief AS belief,
+       c.created_at AS made_at
+ORDER BY made_at;
+
+// graphmem health: never used
+// Shows: the owner's memories that no recall has returned and no duplicate reinforced (their
+//        accessed_at is still their created_at), the 300 oldest: what was stored and never
+//        needed, sinking tier by tier as its attention fades.
+// Needs: :param owner => 'demo-user'
+MATCH (m:Memory {owner: $owner})
+WHERE m.accessed_at = m.created_at
+RETURN m, m.kind AS kind, m.tier AS tier, m.created_at AS created_at
+ORDER BY created_at
+LIMIT 300;
+
+// graphmem health: isolated
+// Shows: the owner's turns, memories, events and impressions without any edge, the 300
+//        oldest. In a sound graph only a turn still pending, alone in its session, is one.
+// Needs: :param owner => 'demo-user'
+CALL () {
+  MATCH (n:Turn {owner: $owner}) RETURN n
+  UNION ALL
+  MATCH (n:Memory {owner: $owner}) RETURN n
+  UNION ALL
+  MATCH (n:Event {owner: $owner}) RETURN n
+  UNION ALL
+  MATCH (n:Impression {owner: $owner}) RETURN n
+}
+WITH n
+WHERE NOT (n)--()
+RETURN n, labels(n) AS labels, n.created_at AS created_at
+ORDER BY created_at
+LIMIT 300;

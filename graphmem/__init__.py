@@ -12,6 +12,7 @@ from graphmem.errors import (
 )
 from graphmem.memory import (
     GraphMem,
+    Health,
     Observation,
     Recall,
     RecalledMemory,
@@ -29,7 +30,7 @@ from graphmem.model import (
     Tier,
     Turn,
 )
-from graphmem.store.base import GraphCounts, OwnerGraph
+from graphmem.store.base import GraphCounts, HealthCounts, OwnerGraph
 
 __all__ = [
     "Attention",
@@ -39,6 +40,8 @@ __all__ = [
     "GraphCounts",
     "GraphMem",
     "GraphMemError",
+    "Health",
+    "HealthCounts",
     "Impression",
     "InvalidInputError",
     "Link",

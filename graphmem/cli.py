@@ -1,6 +1,6 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: export, import, forget-owner, `demo` (a short conversation that shows every
+The others: health, export, import, forget-owner, `demo` (a short conversation that shows every
 mechanism) and `mcp` (the MCP server).
 
 `import-history` reads a user's old chats in either of two formats, told apart by the file's
@@ -32,12 +32,14 @@ from graphmem.memory import (
     MAX_LOAD_ITEMS,
     OBSERVE_CHUNK,
     GraphMem,
+    Health,
     Observation,
     SleepProgress,
     SleepReport,
 )
 from graphmem.model import (
     Link,
+    LinkType,
     Node,
     Turn,
     check_identifier,
@@ -476,6 +478,64 @@ def run_stats(settings: Settings, owner: str, as_json: bool, out: TextIO) -> Non
         print_counts(counts, out)
 
 
+def counted(count: int, thing: str, things: str | None = None) -> str:
+    """A count with its noun, singular for one ("1 turn", "2 turns")."""
+    return f"{count} {thing if count == 1 else things or thing + 's'}"
+
+
+def print_health(health: Health, out: TextIO) -> None:
+    """Print a health report, one row per check, each named as its Browser query is."""
+    checks, counts = health.checks, health.counts
+    kinds = ", ".join(f"{kind} {count}" for kind, count in sorted(checks.kinds.items()))
+    tiers = ", ".join(f"T{tier} {count}" for tier, count in counts.tiers.items())
+    conjectures = counted(checks.kinds.get("conjecture", 0), "conjecture")
+    if health.oldest_conjecture_days is not None and health.newest_conjecture_days is not None:
+        conjectures += (
+            f", made {health.oldest_conjecture_days:.1f} to"
+            f" {health.newest_conjecture_days:.1f} days ago"
+        )
+    rows = {
+        "nodes": ", ".join(f"{label} {count}" for label, count in sorted(counts.nodes.items())),
+        "memories": f"{kinds or 'none'}; per tier {tiers}",
+        "pending work": (
+            f"{counted(checks.pending_turns, 'turn')} pending, {checks.awaiting_summary} awaiting"
+            f" a summary, {counted(checks.awaiting_consolidation, 'fact')} awaiting consolidation"
+        ),
+        "duplicates merged": str(counts.links.get(LinkType.MERGED_INTO.value, 0)),
+        "open contradictions": str(checks.open_contradictions),
+        "conjectures": conjectures,
+        "never used": f"{counted(checks.never_used, 'memory', 'memories')} that no recall returned",
+        "isolated": f"{counted(checks.isolated, 'node')} without any edge",
+    }
+    print(
+        f"health of {health.owner} at {health.at.isoformat()}: embeddings {health.embedder},"
+        f" cognition {health.cognition}",
+        file=out,
+    )
+    for name, row in rows.items():
+        print(f"  {name:<20} {row}", file=out)
+
+
+def run_health(
+    settings: Settings, owner: str | None, at: datetime | None, as_json: bool, out: TextIO
+) -> None:
+    """Print the health report of one owner, or of every owner when `owner` is None."""
+    with GraphMem.open(settings) as memory:
+        owners = [owner] if owner is not None else memory.owners()
+        for name in owners:
+            health = memory.health(name, at=at)
+            if as_json:
+                print(health.model_dump_json(), file=out)
+            else:
+                print_health(health, out)
+    if not as_json:
+        print(
+            'Browser: the query "graphmem health: ROW" of browser/queries.cypher shows the nodes'
+            " of a row",
+            file=out,
+        )
+
+
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
     """Write one owner's graph as JSON lines (to `path`, else `out`): a header, then its records.
 
@@ -622,21 +682,10 @@ def input_lines(path: Path | None) -> Iterable[str]:
     return input_text(path).split("\n")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line's grammar."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
-    common.add_argument("--path", type=Path, help="file of the networkx store")
-    common.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
-    owned = argparse.ArgumentParser(add_help=False, parents=[common])
-    owned.add_argument("--owner", required=True, help="whose memory (the tenant)")
-    timed = argparse.ArgumentParser(add_help=False)
-    timed.add_argument(
-        "--at", type=datetime.fromisoformat, help="ISO 8601 with a UTC offset (default: now)"
-    )
-    top = argparse.ArgumentParser(prog="graphmem", description=__doc__)
-    commands = top.add_subparsers(dest="command", required=True)
-
+def add_demo(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", common: argparse.ArgumentParser
+) -> None:
+    """Add the demo command and its arguments."""
     demo = commands.add_parser(
         "demo", parents=[common], help="play a short conversation that shows every mechanism"
     )
@@ -653,6 +702,28 @@ def parser() -> argparse.ArgumentParser:
         default=default_language(os.environ),
         help="tell it in English or Chinese (default: the locale's language, else en)",
     )
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's grammar."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
+    common.add_argument("--path", type=Path, help="file of the networkx store")
+    common.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
+    owned = argparse.ArgumentParser(add_help=False, parents=[common])
+    owned.add_argument("--owner", required=True, help="whose memory (the tenant)")
+    timed = argparse.ArgumentParser(add_help=False)
+    timed.add_argument(
+        "--at", type=datetime.fromisoformat, help="ISO 8601 with a UTC offset (default: now)"
+    )
+    one_or_all = argparse.ArgumentParser(add_help=False, parents=[common, timed])
+    whom = one_or_all.add_mutually_exclusive_group(required=True)
+    whom.add_argument("--owner", help="the owner whose memory it is about")
+    whom.add_argument("--all", action="store_true", help="every owner, one after another")
+    top = argparse.ArgumentParser(prog="graphmem", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    add_demo(commands, common)
     observe = commands.add_parser(
         "observe", parents=[owned], help="observe messages: JSON lines from a file or stdin"
     )
@@ -713,12 +784,9 @@ def parser() -> argparse.ArgumentParser:
     recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
     sleep = commands.add_parser(
         "consolidate",
-        parents=[common, timed],
+        parents=[one_or_all],
         help="the sleep job: summaries, events, consolidation, re-tiering",
     )
-    whom = sleep.add_mutually_exclusive_group(required=True)
-    whom.add_argument("--owner", help="the owner whose memory to consolidate")
-    whom.add_argument("--all", action="store_true", help="every owner, one after another")
     sleep.add_argument(
         "--log-every", type=int, default=100, help="items between log lines (not on a terminal)"
     )
@@ -726,6 +794,12 @@ def parser() -> argparse.ArgumentParser:
         "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
     )
     stats.add_argument("--json", action="store_true", help="print the counts as JSON")
+    health = commands.add_parser(
+        "health",
+        parents=[one_or_all],
+        help="counts, pending work, duplicates, contradictions, conjectures, unused and isolated",
+    )
+    health.add_argument("--json", action="store_true", help="one JSON line per owner")
     export = commands.add_parser(
         "export", parents=[owned], help="write one owner's memory as JSON lines"
     )
@@ -792,6 +866,8 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_consolidate(settings, arguments.owner, arguments.at, every, out)
     elif command == "stats":
         run_stats(settings, arguments.owner, arguments.json, out)
+    elif command == "health":
+        run_health(settings, arguments.owner, arguments.at, arguments.json, out)
     elif command == "export":
         run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":

@@ -76,6 +76,7 @@ from graphmem.sleep import AWAITING_BATCH, Sleep
 from graphmem.store.base import (
     Derivation,
     GraphCounts,
+    HealthCounts,
     Impressed,
     OwnerGraph,
     SimilarMemory,
@@ -157,6 +158,26 @@ class SleepReport(BaseModel):
     counts: dict[str, int]
     model_calls: dict[str, int]
     seconds: float
+
+
+class Health(BaseModel):
+    """One owner's memory at a glance: what it holds, the work left, and what may need a look.
+
+    `counts` and `checks` come from the store; browser/queries.cypher has a query for each row
+    of the report that shows its nodes (README, "Health").
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    at: datetime
+    embedder: str
+    cognition: str
+    counts: GraphCounts
+    checks: HealthCounts
+    oldest_conjecture_days: float | None
+    newest_conjecture_days: float | None
+    """How many days before `at` the oldest and the newest conjecture were made."""
 
 
 class RecalledMemory(BaseModel):
@@ -431,7 +452,9 @@ class GraphMem:
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._cognition = CountedCognition(OfflineCognition() if cognition is None else cognition)
+        cognition = OfflineCognition() if cognition is None else cognition
+        self._cognition = CountedCognition(cognition)
+        self._cognition_name = cognition_name(cognition)
         self._attention = AttentionPolicy() if attention is None else attention
         self._tiers = TierPolicy() if tiers is None else tiers
         self._recall = RecallPolicy() if recall_policy is None else recall_policy
@@ -751,6 +774,27 @@ class GraphMem:
         """One owner's nodes per label, edges per type, memories per tier and belief."""
         _checked(check_owner, owner)
         return self._store.count_graph(owner)
+
+    def health(self, owner: str, *, at: datetime | None = None) -> Health:
+        """One owner's health report at `at` (now if None): counts, work queues and checks."""
+        _checked(check_owner, owner)
+        now = _checked(_aware, at if at is not None else datetime.now(UTC))
+        checks = self._store.count_health(owner)
+
+        def days_before(moment: datetime | None) -> float | None:
+            """Days from a moment to `now`, None for no moment."""
+            return None if moment is None else (now - moment).total_seconds() / 86_400
+
+        return Health(
+            owner=owner,
+            at=now,
+            embedder=self._embedder.name,
+            cognition=self._cognition_name,
+            counts=self._store.count_graph(owner),
+            checks=checks,
+            oldest_conjecture_days=days_before(checks.first_conjecture_at),
+            newest_conjecture_days=days_before(checks.last_conjecture_at),
+        )
 
     @property
     def model_calls(self) -> Counter[str]:
@@ -1118,6 +1162,15 @@ class GraphMem:
             accessed_at=turn.created_at,
         )
         return Impressed(impression=impression, conjecture=conjecture)
+
+
+def cognition_name(cognition: Cognition) -> str:
+    """How a health report names a cognition: offline rules, its chat model, or its class."""
+    if isinstance(cognition, OfflineCognition):
+        return "offline rules"
+    if isinstance(cognition, OpenAICognition):
+        return f"chat model {cognition.model}"
+    return type(cognition).__name__
 
 
 def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | None:

@@ -18,8 +18,8 @@ from neo4j.graph import Path as GraphPath  # noqa: TID251
 
 from graphmem.demo import DEMO_OWNER
 from graphmem.embedding import CachedEmbedder
-from graphmem.memory import GraphMem
-from graphmem.model import LinkType
+from graphmem.memory import GraphMem, Health
+from graphmem.model import LinkType, Turn
 
 from .conftest import ROOT, Neo4jServer
 
@@ -160,9 +160,9 @@ def demo_parameters(bolt: Bolt) -> dict[str, Any]:
 
 
 def test_each_query_has_a_header_naming_its_params() -> None:
-    assert len(QUERY_LIST) == 6
+    assert len(QUERY_LIST) == 11
     for query in QUERY_LIST:
-        assert query.title.startswith("graphmem: "), query.header
+        assert query.title.startswith(("graphmem: ", "graphmem health: ")), query.header
         assert "// Shows: " in query.header, query.title
         assert "owner" in query.parameters(), f"{query.title} is not scoped by $owner"
         assert query.parameters() == query.declared(), query.title
@@ -171,30 +171,88 @@ def test_each_query_has_a_header_naming_its_params() -> None:
 
 @pytest.mark.neo4j
 @pytest.mark.parametrize("query", QUERY_LIST, ids=TITLES)
-def test_each_query_draws_only_the_owners_graph(bolt: Bolt, query: BrowserQuery) -> None:
+def test_each_query_draws_only_the_owners_graph(
+    bolt: Bolt, neo4j_server: Neo4jServer, query: BrowserQuery
+) -> None:
     records = bolt.read(query, demo_parameters(bolt))
     for record in records:
         nodes = [item for item in graph_items(record.values()) if isinstance(item, Node)]
         assert nodes, f"nothing for Browser to draw in {record}"
         assert {node["owner"] for node in nodes} == {DEMO_OWNER}
     # Every demo observes (turns, hot memories), summarises (events) and recalls (a recall
-    # wakes memories), so those queries must find something; a conjecture or a contradiction
-    # only if this demo makes one (a test below makes a contradiction of its own).
+    # wakes memories), so those queries must find something; a conjecture, or a row of the
+    # health report, only if this demo makes one (a test below makes the others).
     conjectures = bolt.value(
         "MATCH (m:Memory {owner: $owner, kind: 'conjecture'}) RETURN count(m)",
-        {"owner": DEMO_OWNER},
-    )
-    contradictions = bolt.value(
-        "MATCH (:Memory {owner: $owner})-[r:CONTRADICTS]->() RETURN count(r)",
         {"owner": DEMO_OWNER},
     )
     expected = True
     if "provenance" in query.title:
         expected = conjectures > 0
-    elif "contradictions" in query.title:
-        expected = contradictions > 0
+    elif query.title.startswith("graphmem health: "):
+        expected = health_rows(health_of(DEMO_OWNER, neo4j_server))[query.title] > 0
     if expected:
         assert records, f"{query.title} found nothing in the demo graph"
+
+
+def health_of(owner: str, server: Neo4jServer) -> Health:
+    """The owner's health report on the test server, as `graphmem health --json` prints it."""
+    command = ["health", "--store", "neo4j", "--owner", owner, "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "graphmem", *command],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "GRAPHMEM_NEO4J_URI": server.uri,
+            "GRAPHMEM_NEO4J_PASSWORD": server.password.get_secret_value(),
+        },
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return Health.model_validate_json(done.stdout)
+
+
+def health_rows(health: Health) -> dict[str, int]:
+    """The rows a report counts nodes in, by the title of the Browser query that shows them."""
+    checks = health.checks
+    return {
+        "graphmem health: pending work": (
+            checks.pending_turns + checks.awaiting_summary + checks.awaiting_consolidation
+        ),
+        "graphmem health: duplicates merged": health.counts.links.get("MERGED_INTO", 0),
+        "graphmem health: open contradictions": checks.open_contradictions,
+        "graphmem health: conjectures": checks.kinds.get("conjecture", 0),
+        "graphmem health: never used": min(checks.never_used, 300),
+        "graphmem health: isolated": min(checks.isolated, 300),
+    }
+
+
+@pytest.mark.neo4j
+def test_each_row_of_the_health_report_is_what_its_query_shows(
+    bolt: Bolt, neo4j_server: Neo4jServer, embedder: CachedEmbedder, owner: str
+) -> None:
+    start = datetime(2026, 3, 1, 9, tzinfo=UTC)
+    store = neo4j_server.store()
+    try:  # besides the demo: a duplicate, pending work and a lonely pending turn
+        memory = GraphMem(store, embedder)
+        for number, text in enumerate(["I'm allergic to peanuts.", "I'm allergic to peanuts!"]):
+            memory.observe(owner, text, message_id=f"p{number}", at=start + number * DAY)
+        memory.consolidate(owner, at=start + 2 * DAY)
+        memory.observe(owner, "Nice weather today.", message_id="w", at=start + 3 * DAY)
+        lonely = Turn(
+            id="l", owner=owner, text="Left.", created_at=start, session="l", pending=True
+        )
+        store.save_turns(owner, [lonely])
+    finally:
+        store.close()
+    reports = {whom: health_rows(health_of(whom, neo4j_server)) for whom in (DEMO_OWNER, owner)}
+    for whom, rows in reports.items():
+        assert set(rows) == {title for title in TITLES if title.startswith("graphmem health: ")}
+        for title, count in rows.items():
+            assert len(bolt.read(query_titled(title), {"owner": whom})) == count, (whom, title)
+    for title in reports[owner]:  # each row counts something in one graph or the other
+        assert reports[owner][title] or reports[DEMO_OWNER][title], title
 
 
 @pytest.mark.neo4j

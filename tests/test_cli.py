@@ -13,7 +13,7 @@ import graphmem.cli
 import graphmem.memory
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
-from graphmem.memory import GraphMem
+from graphmem.memory import GraphMem, Health
 from graphmem.model import Turn
 from graphmem.store.base import OwnerGraph
 
@@ -64,6 +64,31 @@ def test_consolidate_runs_for_every_owner_with_log_lines(tmp_path: Path) -> None
     again = run_cli("consolidate", "--owner", "ann", *arguments)
     assert "ann: done in" in again.stdout
     assert "model calls: none" in again.stdout
+
+
+def test_health_reports_each_owner_in_text_or_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    with GraphMem.open(Settings(path=path)) as memory:
+        for owner in ("ann", "bob"):
+            memory.observe(owner, "My throat hurts.", message_id="m", at=START)
+    at = ["--path", str(path), "--at", (START + DAY).isoformat()]
+    assert graphmem.cli.main(["health", "--owner", "ann", *at]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == (
+        f"health of ann at {(START + DAY).isoformat()}: embeddings multilingual-e5-small-q4,"
+        " cognition offline rules"
+    )
+    assert (
+        "  pending work         0 turns pending, 1 awaiting a summary, 1 fact awaiting" in text[3]
+    )
+    assert text[6] == "  conjectures          1 conjecture, made 1.0 to 1.0 days ago"
+    assert text[-1].startswith('Browser: the query "graphmem health: ROW"')
+    assert graphmem.cli.main(["health", "--all", "--json", *at]) == 0
+    reports = [Health.model_validate_json(line) for line in capsys.readouterr().out.splitlines()]
+    assert [report.owner for report in reports] == ["ann", "bob"]
+    assert reports[0].checks.kinds == {"observation": 1, "conjecture": 1}
 
 
 def test_consolidate_refuses_a_time_without_offset(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
 
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -13,9 +14,9 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.model import MAX_TEXT_CHARS, Memory, MemoryKind
+from graphmem.model import MAX_TEXT_CHARS, LinkType, Memory, MemoryKind, Turn
 from graphmem.retrieval import QUERY_EMBEDDING_CHARS
-from graphmem.store.base import Store
+from graphmem.store.base import HealthCounts, OwnerGraph, Store
 
 from .test_sleep_crash import CONVERSATION, START, canonical, node_key, observe_all
 
@@ -299,3 +300,68 @@ def test_a_bad_item_is_named_and_nothing_of_the_batch_is_stored(
     with pytest.raises(InvalidInputError, match="non-empty list"):
         memory.observe_many(owner, [])
     assert store.owners().count(owner) == 0
+
+
+def health_from_export(graph: OwnerGraph) -> HealthCounts:
+    """The health checks worked out from an export, independently of the stores' own counting."""
+    memories = [node for node in graph.nodes if isinstance(node, Memory)]
+    turns = [node for node in graph.nodes if isinstance(node, Turn)]
+    merged = {link.source for _s, _t, link in graph.links if link.type is LinkType.MERGED_INTO}
+    linked = {end for _s, _t, link in graph.links for end in (link.source, link.target)}
+    conjectured = [memory.created_at for memory in memories if memory.kind is MemoryKind.CONJECTURE]
+    return HealthCounts(
+        kinds=dict(Counter(memory.kind.value for memory in memories)),
+        pending_turns=sum(turn.pending for turn in turns),
+        awaiting_summary=sum(turn.awaiting_summary for turn in turns),
+        awaiting_consolidation=sum(memory.awaiting_consolidation for memory in memories),
+        open_contradictions=sum(
+            link.type is LinkType.CONTRADICTS and not {link.source, link.target} & merged
+            for _s, _t, link in graph.links
+        ),
+        never_used=sum(memory.accessed_at == memory.created_at for memory in memories),
+        isolated=sum(node.id not in linked for node in graph.nodes),
+        first_conjecture_at=min(conjectured, default=None),
+        last_conjecture_at=max(conjectured, default=None),
+    )
+
+
+def test_health_counts_what_the_graph_holds(memory: GraphMem, store: Store, owner: str) -> None:
+    day = timedelta(days=1)
+    for number, text in enumerate(
+        ["My throat hurts.", "I'm in a good mood these days.", "I'm allergic to peanuts."]
+    ):
+        memory.observe(owner, text, message_id=f"a{number}", at=DAY_ONE, session="a")
+    memory.consolidate(owner, at=DAY_ONE + day)
+    for number, text in enumerate(["I'm worried and can't sleep.", "I'm allergic to peanuts!"]):
+        memory.observe(owner, text, message_id=f"b{number}", at=DAY_ONE + 2 * day, session="b")
+    memory.consolidate(owner, at=DAY_ONE + 3 * day)
+    memory.observe(owner, "Nice weather today.", message_id="c0", at=DAY_ONE + 4 * day)
+    memory.recall(owner, "peanut allergy", k=1, at=DAY_ONE + 4 * day)
+    lonely = Turn(
+        id="d0", owner=owner, text="Left pending.", created_at=DAY_ONE, session="d", pending=True
+    )
+    store.save_turns(owner, [lonely])
+
+    health = memory.health(owner, at=DAY_ONE + 5 * day)
+    assert health.checks == health_from_export(store.export(owner))
+    assert health.counts == store.count_graph(owner)
+    assert (health.checks.pending_turns, health.checks.isolated) == (1, 1)  # the lonely turn
+    assert health.checks.awaiting_summary == 1  # today's remark
+    assert health.checks.awaiting_consolidation == 1  # today's remark
+    assert health.counts.links["MERGED_INTO"] == 1  # peanuts, twice
+    assert health.checks.open_contradictions >= 1  # a good mood against worries
+    assert health.checks.kinds["conjecture"] == 1  # the user has a cold
+    assert health.oldest_conjecture_days == health.newest_conjecture_days == 5.0
+    assert 0 < health.checks.never_used < sum(health.checks.kinds.values())
+    assert (health.embedder, health.cognition) == ("multilingual-e5-small-q4", "offline rules")
+    assert memory.health(owner + "-nobody").checks == HealthCounts(
+        kinds={},
+        pending_turns=0,
+        awaiting_summary=0,
+        awaiting_consolidation=0,
+        open_contradictions=0,
+        never_used=0,
+        isolated=0,
+        first_conjecture_at=None,
+        last_conjecture_at=None,
+    )

@@ -33,7 +33,8 @@ class OpenAICognition:
 
     def __init__(self, endpoint: OpenAIEndpoint, model: str) -> None:
         self._endpoint = endpoint
-        self._model = model
+        self.model = model
+        """The chat model it asks."""
 
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Score the attention a new item deserves, in the light of its working memory."""
@@ -82,7 +83,7 @@ class OpenAICognition:
         """Send one task to the model and return its validated answer."""
         return self._endpoint.complete(
             task.name,
-            self._model,
+            self.model,
             [
                 {"role": "system", "content": f"{SYSTEM_RULES}\n\n{task.instructions}"},
                 {"role": "user", "content": question.model_dump_json()},

@@ -68,6 +68,30 @@ class GraphCounts(BaseModel):
         return sum(self.nodes.values()) + sum(self.links.values())
 
 
+class HealthCounts(BaseModel):
+    """What an owner's health report counts besides GraphCounts (see GraphMem.health)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kinds: dict[str, int]
+    """Memories per kind (observation, fact, knowledge, summary, conjecture): kinds present."""
+    pending_turns: int
+    """Turns whose memories are not derived yet (a model call failed or was cut short)."""
+    awaiting_summary: int
+    """Turns that no dialogue summary covers yet: the sleep job's queue."""
+    awaiting_consolidation: int
+    """Facts the sleep job has not weighed against older ones yet."""
+    open_contradictions: int
+    """CONTRADICTS edges whose two sides both stand (neither was MERGED_INTO another memory)."""
+    never_used: int
+    """Memories that no recall returned and no duplicate reinforced: accessed_at = created_at."""
+    isolated: int
+    """Turns, memories, events and impressions without any edge."""
+    first_conjecture_at: datetime | None
+    last_conjecture_at: datetime | None
+    """When the oldest and the newest conjecture memory were made."""
+
+
 class Impressed(BaseModel):
     """A new impression of a statement, and the conjecture to make if it tips the belief over.
 
@@ -382,6 +406,9 @@ class Store(Protocol):
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label, edges per type, memories per tier and belief."""
+
+    def count_health(self, owner: str) -> HealthCounts:
+        """Count the owner's memories per kind, work queues, open contradictions and the like."""
 
     def close(self) -> None:
         """Release connections and files; the store is not used afterwards."""

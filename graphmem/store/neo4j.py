@@ -26,6 +26,7 @@ from graphmem.store.base import (
     Derivation,
     EventChange,
     GraphCounts,
+    HealthCounts,
     OwnerGraph,
     SimilarMemory,
     Woken,
@@ -708,6 +709,12 @@ class Neo4jStore:
             tiers=tiers,
             beliefs=dict(beliefs),
         )
+
+    def count_health(self, owner: str) -> HealthCounts:
+        """Count the owner's memories per kind, work queues, open contradictions and the like."""
+        [row] = self._run(load_statement("count_health"), {"owner": owner}, read=True)
+        kinds = {entry["kind"]: entry["count"] for entry in row.pop("kinds")}
+        return HealthCounts.model_validate({**row, "kinds": kinds})
 
     def close(self) -> None:
         """Close the driver and its connections."""

@@ -51,6 +51,7 @@ from graphmem.store.base import (
     Derivation,
     EventChange,
     GraphCounts,
+    HealthCounts,
     OwnerGraph,
     SimilarMemory,
     Woken,
@@ -675,6 +676,42 @@ class NetworkXStore:
                 links=dict(links),
                 tiers={int(tier): tiers[int(tier)] for tier in Tier},
                 beliefs=dict(Counter(belief_bin(memory.belief) for memory in memories)),
+            )
+
+    def count_health(self, owner: str) -> HealthCounts:
+        """Count the owner's memories per kind, work queues, open contradictions and the like."""
+        with self._lock:
+            memories = [node for node in self._nodes(owner, "Memory") if isinstance(node, Memory)]
+            conjectured = [
+                memory.created_at for memory in memories if memory.kind is MemoryKind.CONJECTURE
+            ]
+            merged = {
+                source
+                for source, _target, edge_type in self._graph.edges(keys=True)
+                if source[0] == owner and edge_type == LinkType.MERGED_INTO.value
+            }
+            keys = [
+                (owner, label, node_id)
+                for label in NODE_LABELS
+                for node_id in self._ids.get((owner, label), {})
+            ]
+            return HealthCounts(
+                kinds=dict(Counter(memory.kind.value for memory in memories)),
+                pending_turns=len(self._pending.get(owner, {})),
+                awaiting_summary=len(self._awaiting_summary.get(owner, {})),
+                awaiting_consolidation=len(self._awaiting_consolidation.get(owner, {})),
+                open_contradictions=sum(
+                    1
+                    for source, target, edge_type in self._graph.edges(keys=True)
+                    if source[0] == owner
+                    and edge_type == LinkType.CONTRADICTS.value
+                    and source not in merged
+                    and target not in merged
+                ),
+                never_used=sum(1 for memory in memories if memory.accessed_at == memory.created_at),
+                isolated=sum(1 for key in keys if self._graph.degree(key) == 0),
+                first_conjecture_at=min(conjectured, default=None),
+                last_conjecture_at=max(conjectured, default=None),
             )
 
     def close(self) -> None:
