@@ -178,6 +178,18 @@ RETURN merge, sources, duplicate.text AS duplicate_text, kept.text AS kept_text,
        kept.belief AS kept_belief
 ORDER BY duplicate.created_at;
 
+// graphmem health: superseded
+// Shows: each fact a newer one UPDATES ("I moved to Berlin" after "I live in Paris"), its
+//        validity ended when the newer one was stated (valid_until) and kept, with the chain of
+//        updates it belongs to, oldest first.
+// Needs: :param owner => 'demo-user'
+MATCH (old:Memory {owner: $owner})
+WHERE old.valid_until IS NOT NULL
+OPTIONAL MATCH chain = (:Memory {owner: $owner})-[:UPDATES]->(old)
+RETURN old, collect(chain) AS updates, old.text AS text, old.created_at AS said_at,
+       old.valid_until AS valid_until
+ORDER BY said_at;
+
 // graphmem health: conjectures
 // Shows: the owner's conjecture memories (impressions whose belief crossed the threshold),
 //        oldest first, each with the Impression it was INFERRED_FROM; "graphmem: a

@@ -1,11 +1,12 @@
 // Purpose: count what an owner's health report shows besides count_nodes, count_links and
 //          count_memories: memories per kind, the work queues (turns pending or awaiting a
 //          summary, facts awaiting consolidation), open contradictions (both sides stand: neither
-//          was MERGED_INTO another memory), memories never used (accessed when made), nodes
+//          was MERGED_INTO another memory), facts a newer one superseded (their valid_until is
+//          set), memories never used (accessed when made), nodes
 //          without any edge, and when the oldest and newest conjectures were made.
 // Parameters: $owner.
 // Returns: one row: kinds (a list of {kind, count}), pending_turns, awaiting_summary,
-//          awaiting_consolidation, open_contradictions, never_used, isolated,
+//          awaiting_consolidation, open_contradictions, superseded, never_used, isolated,
 //          first_conjecture_at and last_conjecture_at (ISO strings, null without conjectures).
 CALL () {
   MATCH (m:Memory {owner: $owner})
@@ -28,6 +29,11 @@ CALL () {
   MATCH (a:Memory {owner: $owner})-[:CONTRADICTS]->(b:Memory {owner: $owner})
   WHERE NOT (a)-[:MERGED_INTO]->(:Memory) AND NOT (b)-[:MERGED_INTO]->(:Memory)
   RETURN count(*) AS open_contradictions
+}
+CALL () {
+  MATCH (m:Memory {owner: $owner})
+  WHERE m.valid_until IS NOT NULL
+  RETURN count(m) AS superseded
 }
 CALL () {
   MATCH (m:Memory {owner: $owner})
@@ -54,4 +60,4 @@ CALL () {
          toString(max(c.created_at)) AS last_conjecture_at
 }
 RETURN kinds, pending_turns, awaiting_summary, awaiting_consolidation, open_contradictions,
-       never_used, isolated, first_conjecture_at, last_conjecture_at
+       superseded, never_used, isolated, first_conjecture_at, last_conjecture_at

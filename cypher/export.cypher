@@ -13,6 +13,7 @@ CALL () {
   MATCH (n:Memory {owner: $owner})
   RETURN 'Memory' AS label,
          n {.*, created_at: toString(n.created_at), accessed_at: toString(n.accessed_at),
+            valid_from: toString(n.valid_from), valid_until: toString(n.valid_until),
             attention_long_term_at: toString(n.attention_long_term_at),
             attention_short_term_at: toString(n.attention_short_term_at)} AS node
   UNION ALL

@@ -21,7 +21,8 @@ CALL (m) {
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
 WITH m {.*, embedding: null, created_at: toString(m.created_at),
-       accessed_at: toString(m.accessed_at),
+       accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
+       valid_until: toString(m.valid_until),
        attention_long_term_at: toString(m.attention_long_term_at),
        attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
      2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,

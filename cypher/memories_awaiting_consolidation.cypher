@@ -9,5 +9,6 @@ WITH m
 ORDER BY m.created_at, m.id
 LIMIT $limit
 RETURN collect(m {.*, created_at: toString(m.created_at), accessed_at: toString(m.accessed_at),
+                  valid_from: toString(m.valid_from), valid_until: toString(m.valid_until),
                   attention_long_term_at: toString(m.attention_long_term_at),
                   attention_short_term_at: toString(m.attention_short_term_at)}) AS memories

@@ -8,8 +8,10 @@
 //          `lowered` (each part decayed to $now times $kept, its time $now unless later; tier
 //          kept); 'keep' leaves it. Belief and attention are read and written in one SET of a
 //          literal map, for which Cypher takes the node's write lock before reading it.
-//          Then edges between the owner's memories are merged (one per type and pair), and the
-//          fact's awaiting_consolidation mark is removed. Moves and edges naming memories not
+//          Then edges between the owner's memories are merged (one per type and pair); an
+//          UPDATES edge ends the older memory's validity when the newer one was made
+//          (valid_until, the earliest if several) and starts the newer one's (valid_from); and
+//          the fact's awaiting_consolidation mark is removed. Moves and edges naming memories not
 //          stored are skipped. Edge types come from graphmem's LinkType, never from input.
 // Parameters: $owner, $fact (memory id), $moves (list of {id, estimate, attention: 'raise',
 //             'lower' or 'keep'}), $links (list of {type, source, target, weight,
@@ -62,6 +64,11 @@ CALL () {
   MATCH (b:Memory {owner: $owner, id: link.target})
   MERGE (a)-[r:$(link.type)]->(b)
   SET r.weight = link.weight, r.sufficiency = link.sufficiency
+  WITH a, b, link
+  WHERE link.type = 'UPDATES'
+  SET b.valid_until = CASE WHEN b.valid_until < a.created_at THEN b.valid_until
+                           ELSE a.created_at END,
+      a.valid_from = a.created_at
 }
 OPTIONAL MATCH (f:Memory {owner: $owner, id: $fact})
 REMOVE f.awaiting_consolidation

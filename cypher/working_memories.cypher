@@ -23,7 +23,8 @@ CALL (embedding) {
   LIMIT $size
   RETURN collect({
     memory: m {.*, embedding: null, created_at: toString(m.created_at),
-               accessed_at: toString(m.accessed_at),
+               accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
+               valid_until: toString(m.valid_until),
                attention_long_term_at: toString(m.attention_long_term_at),
                attention_short_term_at: toString(m.attention_short_term_at)},
     similarity: 2 * score - 1

@@ -503,6 +503,7 @@ def print_health(health: Health, out: TextIO) -> None:
         ),
         "duplicates merged": str(counts.links.get(LinkType.MERGED_INTO.value, 0)),
         "open contradictions": str(checks.open_contradictions),
+        "superseded": f"{counted(checks.superseded, 'fact')} a newer one updated",
         "conjectures": conjectures,
         "never used": f"{counted(checks.never_used, 'memory', 'memories')} that no recall returned",
         "isolated": f"{counted(checks.isolated, 'node')} without any edge",

@@ -244,10 +244,18 @@ class Recall(BaseModel):
         )
 
     def render(self) -> str:
-        """A compact text of the subgraph for a prompt: numbered memories, then their links."""
+        """A compact text of the subgraph for a prompt: numbered memories, then their links.
+
+        A fact that a newer one updated shows the time it held until.
+        """
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
         lines = [
             f"[{number[item.memory.id]}] {item.memory.created_at:%Y-%m-%d %H:%M} {item.memory.text}"
+            + (
+                ""
+                if item.memory.valid_until is None
+                else f" (until {item.memory.valid_until:%Y-%m-%d %H:%M})"
+            )
             for item in self.memories
         ]
         lines += [

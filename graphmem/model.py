@@ -150,6 +150,7 @@ class LinkType(StrEnum):
     CONTRADICTS = "CONTRADICTS"
     INFERRED_FROM = "INFERRED_FROM"
     MERGED_INTO = "MERGED_INTO"
+    UPDATES = "UPDATES"
     NEXT = "NEXT"
 
 
@@ -210,6 +211,14 @@ class Memory(Node):
     embedding: Embedding | None
     accessed_at: Moment
     awaiting_consolidation: bool = False
+    valid_from: Moment | None = None
+    """When a fact that updates an older one (UPDATES) began to hold: when it was stated."""
+    valid_until: Moment | None = None
+    """When a fact stopped holding: when a newer one that UPDATES it was stated."""
+
+    def superseded(self, at: datetime) -> bool:
+        """Whether a newer fact had replaced this one by `at`."""
+        return self.valid_until is not None and self.valid_until <= at
 
 
 class Event(Node):

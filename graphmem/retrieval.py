@@ -21,11 +21,16 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
-from graphmem.model import Link, Memory, Turn
+from graphmem.model import Link, LinkType, Memory, Turn
 from graphmem.store.base import SimilarMemory
 from graphmem.terms import terms
 
 RECENCY_PER_HOUR = 0.995
+SUPERSEDED_SHARE = 0.5
+"""The share of its score a fact keeps once a newer one UPDATES it (its valid_until is past).
+The newer one, when found too, scores at least what the older one would have: a question about
+where the user lives finds "I live in Paris" by its words and answers with "I moved to Berlin",
+above it; the old value still shows, with its dates."""
 BM25_K1 = 1.5
 BM25_B = 0.75
 QUERY_EMBEDDING_CHARS = 2_000
@@ -276,8 +281,10 @@ def score(
 ) -> list[Scored]:
     """Score memories found (candidates and their neighbours); return the best `limit` first.
 
-    `links` are edges among them; ties are broken by memory id.
+    `links` are edges among them; ties are broken by memory id. The memories are taken as of
+    `now`: one made later is left out, and a validity that ends later is not shown yet.
     """
+    found = [as_of(item, now) for item in found if item.memory.created_at <= now]
     if not found:
         return []
     surroundings = _surroundings(found, association)
@@ -305,6 +312,7 @@ def score(
         + weights.association * spread[index][0]
         for index in range(len(found))
     ]
+    _update(totals, found, links, now)
     best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
     return [
         Scored(
@@ -320,6 +328,38 @@ def score(
         )
         for index in best[:limit]
     ]
+
+
+def _update(
+    totals: list[float], found: list[SimilarMemory], links: list[Link], now: datetime
+) -> None:
+    """Give each newer fact at least the score of the older one it UPDATES, then cut the older.
+
+    Oldest first, so that along a chain of updates (Paris, Berlin, Rome) the latest gets most.
+    """
+    index = {item.memory.id: number for number, item in enumerate(found)}
+    updates = sorted(
+        (
+            (index[link.source], index[link.target])
+            for link in links
+            if link.type is LinkType.UPDATES and link.source in index and link.target in index
+        ),
+        key=lambda pair: found[pair[1]].memory.created_at,
+    )
+    for newer, older in updates:
+        if found[older].memory.superseded(now):
+            totals[newer] = max(totals[newer], totals[older])
+    for number, item in enumerate(found):
+        if item.memory.superseded(now):
+            totals[number] *= SUPERSEDED_SHARE
+
+
+def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:
+    """A memory found, as it was at `now`: a validity that ends later is not known yet."""
+    memory = found.memory
+    if memory.valid_until is None or memory.valid_until <= now:
+        return found
+    return found.model_copy(update={"memory": memory.model_copy(update={"valid_until": None})})
 
 
 def _lexical(

@@ -160,7 +160,7 @@ def demo_parameters(bolt: Bolt) -> dict[str, Any]:
 
 
 def test_each_query_has_a_header_naming_its_params() -> None:
-    assert len(QUERY_LIST) == 11
+    assert len(QUERY_LIST) == 12
     for query in QUERY_LIST:
         assert query.title.startswith(("graphmem: ", "graphmem health: ")), query.header
         assert "// Shows: " in query.header, query.title
@@ -222,6 +222,7 @@ def health_rows(health: Health) -> dict[str, int]:
         ),
         "graphmem health: duplicates merged": health.counts.links.get("MERGED_INTO", 0),
         "graphmem health: open contradictions": checks.open_contradictions,
+        "graphmem health: superseded": checks.superseded,
         "graphmem health: conjectures": checks.kinds.get("conjecture", 0),
         "graphmem health: never used": min(checks.never_used, 300),
         "graphmem health: isolated": min(checks.isolated, 300),
@@ -234,12 +235,16 @@ def test_each_row_of_the_health_report_is_what_its_query_shows(
 ) -> None:
     start = datetime(2026, 3, 1, 9, tzinfo=UTC)
     store = neo4j_server.store()
-    try:  # besides the demo: a duplicate, pending work and a lonely pending turn
+    try:  # besides the demo: a duplicate, an update, pending work and a lonely pending turn
         memory = GraphMem(store, embedder)
-        for number, text in enumerate(["I'm allergic to peanuts.", "I'm allergic to peanuts!"]):
+        for number, text in enumerate(
+            ["I'm allergic to peanuts.", "I'm allergic to peanuts!", "I live in Paris."]
+        ):
             memory.observe(owner, text, message_id=f"p{number}", at=start + number * DAY)
-        memory.consolidate(owner, at=start + 2 * DAY)
-        memory.observe(owner, "Nice weather today.", message_id="w", at=start + 3 * DAY)
+        memory.consolidate(owner, at=start + 3 * DAY)
+        memory.observe(owner, "I moved to Berlin.", message_id="m", at=start + 3 * DAY)
+        memory.consolidate(owner, at=start + 4 * DAY)
+        memory.observe(owner, "Nice weather today.", message_id="w", at=start + 5 * DAY)
         lonely = Turn(
             id="l", owner=owner, text="Left.", created_at=start, session="l", pending=True
         )

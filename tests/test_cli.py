@@ -80,10 +80,21 @@ def test_health_reports_each_owner_in_text_or_json(
         f"health of ann at {(START + DAY).isoformat()}: embeddings multilingual-e5-small-q4,"
         " cognition offline rules"
     )
-    assert (
-        "  pending work         0 turns pending, 1 awaiting a summary, 1 fact awaiting" in text[3]
-    )
-    assert text[6] == "  conjectures          1 conjecture, made 1.0 to 1.0 days ago"
+    rows = {line[2:22].strip(): line[23:] for line in text[1:-1]}
+    assert list(rows) == [
+        "nodes",
+        "memories",
+        "pending work",
+        "duplicates merged",
+        "open contradictions",
+        "superseded",
+        "conjectures",
+        "never used",
+        "isolated",
+    ]
+    assert rows["pending work"].startswith("0 turns pending, 1 awaiting a summary, 1 fact awaiting")
+    assert rows["conjectures"] == "1 conjecture, made 1.0 to 1.0 days ago"
+    assert rows["superseded"] == "0 facts a newer one updated"
     assert text[-1].startswith('Browser: the query "graphmem health: ROW"')
     assert graphmem.cli.main(["health", "--all", "--json", *at]) == 0
     reports = [Health.model_validate_json(line) for line in capsys.readouterr().out.splitlines()]

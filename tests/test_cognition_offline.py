@@ -149,6 +149,13 @@ def test_a_development_is_appended_to_the_storyline() -> None:
         ("我心情很好。", "我心情不错。", "supports"),  # 不错 is no negation
         ("我特别喜欢猫。", "我喜欢猫。", "supports"),  # nor is 特别
         ("我买了一辆红色自行车。", "我对牛奶过敏。", "unrelated"),
+        ("I moved to Berlin.", "I live in Paris.", "updates"),
+        ("I live in Paris now.", "I live in Paris.", "duplicate"),  # the same home
+        ("I started a new job at Google.", "I work at the bank.", "updates"),
+        ("My phone number is 555-1234.", "My phone number is 555-9876.", "updates"),
+        ("My cat is called Tom.", "My dog is called Rex.", "unrelated"),  # another subject
+        ("我搬到了柏林。", "我住在巴黎。", "updates"),
+        ("我现在在腾讯工作。", "我在阿里巴巴工作。", "updates"),
     ],
 )
 def test_facts_are_judged_by_mood_negation_and_shared_terms(

@@ -318,6 +318,7 @@ def health_from_export(graph: OwnerGraph) -> HealthCounts:
             link.type is LinkType.CONTRADICTS and not {link.source, link.target} & merged
             for _s, _t, link in graph.links
         ),
+        superseded=sum(memory.valid_until is not None for memory in memories),
         never_used=sum(memory.accessed_at == memory.created_at for memory in memories),
         isolated=sum(node.id not in linked for node in graph.nodes),
         first_conjecture_at=min(conjectured, default=None),
@@ -360,6 +361,7 @@ def test_health_counts_what_the_graph_holds(memory: GraphMem, store: Store, owne
         awaiting_summary=0,
         awaiting_consolidation=0,
         open_contradictions=0,
+        superseded=0,
         never_used=0,
         isolated=0,
         first_conjecture_at=None,

@@ -38,6 +38,9 @@ class Story:
     worries: tuple[str, str, str]
     peanuts: tuple[str, str]
     three_lines: tuple[str, str, str]
+    paris: str
+    berlin: str
+    where: str
 
 
 STORIES = {
@@ -74,6 +77,9 @@ STORIES = {
         ),
         peanuts=("I'm allergic to peanuts.", "I'm allergic to peanuts!"),
         three_lines=("My throat hurts.", "I'm in a good mood.", "I'm worried."),
+        paris="I live in Paris.",
+        berlin="I moved to Berlin.",
+        where="Where do I live?",
     ),
     "zh": Story(
         trip=(
@@ -104,6 +110,9 @@ STORIES = {
         worries=("我担心考试。", "我晚上睡不着，总是在担心。", "我一直感到焦虑，压力很大。"),
         peanuts=("我对花生过敏。", "我对花生过敏！"),
         three_lines=("我喉咙痛。", "我心情很好。", "我很担心。"),
+        paris="我住在巴黎。",
+        berlin="我搬到了柏林。",
+        where="我住在哪里？",
     ),
 }
 
@@ -291,3 +300,34 @@ def test_a_second_run_with_nothing_new_changes_nothing(
     assert store.export(owner) == graph
     assert second.model_calls == {}
     assert {name: count for name, count in second.counts.items() if count} == {}
+
+
+def test_a_move_updates_where_the_user_lives_and_recall_answers_as_of_a_time(
+    memory: GraphMem, store: Store, owner: str, story: Story
+) -> None:
+    memory.observe(owner, story.paris, message_id="home-1", at=START, session="a")
+    memory.consolidate(owner, at=START + DAY)
+    moved = START + 30 * DAY
+    memory.observe(owner, story.berlin, message_id="home-2", at=moved, session="b")
+    memory.consolidate(owner, at=moved + DAY)
+    graph = store.export(owner)
+    paris, berlin = memory_by_text(graph, story.paris), memory_by_text(graph, story.berlin)
+    assert edges(graph, LinkType.UPDATES) == {(berlin.id, paris.id)}
+    assert (paris.valid_from, paris.valid_until) == (None, moved)  # nothing is deleted
+    assert (berlin.valid_from, berlin.valid_until) == (moved, None)
+    assert paris.belief == berlin.belief == 0.8  # both held, one after the other
+
+    now = moved + 2 * DAY
+    recall = memory.recall(owner, story.where, k=3, peek=True, at=now)
+    found = {item.memory.text: item for item in recall.memories}
+    ranked = [item.memory.text for item in recall.memories]
+    assert ranked.index(story.berlin) < ranked.index(story.paris)
+    assert found[story.paris].memory.valid_until == moved
+    assert f"{story.paris} (until {moved:%Y-%m-%d %H:%M})" in recall.render()
+    assert [(link.type, link.source, link.target) for link in recall.links] == [
+        (LinkType.UPDATES, berlin.id, paris.id)
+    ]
+
+    before = memory.recall(owner, story.where, k=3, peek=True, at=moved - DAY)
+    assert [item.memory.text for item in before.memories] == [story.paris]
+    assert before.memories[0].memory.valid_until is None  # the move is not known yet

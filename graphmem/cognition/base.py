@@ -215,9 +215,12 @@ class FactComparison(Question):
 class FactJudgement(Answer):
     """How a new statement relates to an older one."""
 
-    relation: Literal["duplicate", "supports", "contradicts", "unrelated"] = Field(
+    relation: Literal["duplicate", "supports", "contradicts", "updates", "unrelated"] = Field(
         description="duplicate: both say the same; supports: the old one makes the new one more"
-        " likely; contradicts: both cannot be true at once; unrelated: neither bears on the other."
+        " likely; contradicts: both cannot be true at once; updates: the new one gives a newer"
+        " value of the same thing (a new home, job, number or name: 'I moved to Berlin' after"
+        " 'I live in Paris'), so the old one held until then; unrelated: neither bears on the"
+        " other."
     )
     belief: float = Field(
         ge=0,

@@ -108,6 +108,46 @@ NOT_NEGATING = (
 ).split("|")
 """Chinese words that hold a negation cue but do not negate (特别开心 is not 别开心)."""
 
+NAME_ENDS = "now|again|too|with|since|for|last|this|next|and|but|because|so|when|after|before|in|at"
+"""Words that end an English place or employer ("I live in Paris now")."""
+ENGLISH_NAME = rf"[a-z][\w&-]*(?: (?!(?:{NAME_ENDS})\b)[a-z][\w&-]*)?"
+"""A place or employer in English: one word, or two (new york)."""
+
+UPDATE_SLOTS = (
+    (
+        "home",
+        r"\bi(?: now)? (?:live|am living|'m living|moved|have moved|'ve moved|relocated)"
+        rf"(?: back)? (?:in|to) (?P<value>{ENGLISH_NAME})",
+    ),
+    ("home", r"我(?:现在)?(?:住在|搬到了?|搬去了?)(?P<value>[\u4e00-\u9fff]{2,})"),
+    (
+        "work",
+        r"\bi (?:now )?(?:work|am working|'m working|started working|got a job|started a new job"
+        rf"|have a new job) (?:at|for) (?P<value>{ENGLISH_NAME})",
+    ),
+    ("work", r"我(?:现在)?在(?P<value>[\u4e00-\u9fff]{2,8}?)(?:工作|上班)"),
+    (
+        "name",
+        r"\bmy (?P<subject>[a-z]+(?: [a-z]+)?)(?:'s name is| is called| is named)"
+        r" (?P<value>[a-z][\w-]*)",
+    ),
+    ("name", r"我的(?P<subject>[\u4e00-\u9fff]{1,6}?)叫(?P<value>[\u4e00-\u9fff\w]{1,8})"),
+    (
+        "number",
+        r"\bmy (?P<subject>[a-z]+(?: [a-z]+)?) (?:is now|is|changed to|was changed to)"
+        r" (?P<value>[\w+-]*\d[\w+-]*)",
+    ),
+    (
+        "number",
+        r"我的(?P<subject>[\u4e00-\u9fff]{1,6}?)(?:现在是|是|改成了?|换成了?)"
+        r"(?P<value>[\w+-]*\d[\w+-]*)",
+    ),
+)
+"""What a statement can give a newer value of (where one lives, one's job, a name, a number),
+as regular expressions over the lower-cased text: `value`, and `subject` for a slot that names
+one (my phone number, 我的猫). Two statements of different values for the same slot and subject:
+the newer one updates the older one."""
+
 MOOD = (
     cues(
         "good mood",

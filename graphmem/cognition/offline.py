@@ -16,7 +16,9 @@ The rules (each number is a module constant):
   the category's default; the title is the first such line.
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
   storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
-- Facts: opposite moods, or close statements (content-word overlap of CONTRADICTION_OVERLAP or
+- Facts: a new value of what an older statement gave one of (lexicon.UPDATE_SLOTS: where one
+  lives, one's job, a name, a number) updates it; otherwise opposite moods, or close statements
+  (content-word overlap of CONTRADICTION_OVERLAP or
   more) of opposite negation, contradict (the new statement's belief: 1 - the old one's); an
   overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more, or the same mood,
   supports (belief: halfway from the old one's to 1); anything else is unrelated (0.5).
@@ -67,6 +69,7 @@ from graphmem.cognition.lexicon import (
     NEGATION,
     NOT_NEGATING,
     SALIENCE,
+    UPDATE_SLOTS,
     Cues,
 )
 from graphmem.terms import mentions, terms, words
@@ -120,6 +123,19 @@ def negated(text: str) -> bool:
     return first_match(text, [NEGATION]) is not None
 
 
+SLOTS = tuple((name, re.compile(pattern)) for name, pattern in UPDATE_SLOTS)
+
+
+def slot_values(text: str) -> dict[tuple[str, str], str]:
+    """What a statement gives a value of, as (slot, subject) -> value (lexicon.UPDATE_SLOTS)."""
+    lowered = text.lower()
+    found: dict[tuple[str, str], str] = {}
+    for name, pattern in SLOTS:
+        for match in pattern.finditer(lowered):
+            found.setdefault((name, match.groupdict().get("subject") or ""), match["value"])
+    return found
+
+
 def shorten(text: str, limit: int) -> str:
     """The text cut at a word boundary to at most `limit` characters."""
     if len(text) <= limit:
@@ -128,7 +144,15 @@ def shorten(text: str, limit: int) -> str:
 
 
 def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
-    """Contradiction by mood or negation, duplicate or support by shared content words."""
+    """An update by slot, contradiction by mood or negation, duplicate or support by words."""
+    old_values = slot_values(old)
+    for slot, value in slot_values(new).items():
+        if slot in old_values and old_values[slot] != value:
+            return FactJudgement(
+                relation="updates",
+                belief=old_belief,
+                reason=f"a new {slot[0]}: {old_values[slot]} -> {value}",
+            )
     shared = overlap(new, old)
     new_mood, old_mood = mood(new), mood(old)
     if new_mood * old_mood < 0:

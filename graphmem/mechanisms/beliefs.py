@@ -7,6 +7,9 @@ attention, and nothing else is settled for it), then what supports it (its belie
 each estimate), then what it contradicts: the side of lower belief after that (the newcomer when
 they are equal: it is the one contradicting an established fact) moves towards the estimate
 against it and loses attention; the contradiction is kept as an edge, nothing is deleted.
+A fact that updates an older one (a new value of the same thing: "I moved to Berlin" after "I
+live in Paris") moves no belief: both held, one after the other. It UPDATES the older one, whose
+validity the store ends when the new one was stated (`valid_until`; the new one's `valid_from`).
 """
 
 from dataclasses import dataclass
@@ -41,6 +44,7 @@ class Relation(StrEnum):
     DUPLICATE = "duplicate"
     SUPPORTS = "supports"
     CONTRADICTS = "contradicts"
+    UPDATES = "updates"
     UNRELATED = "unrelated"
 
 
@@ -112,6 +116,11 @@ def settle(fact: str, belief: float, judged: list[Judged], policy: BeliefPolicy)
             )
             belief = moved(belief, item.estimate, policy)
             links.append(Link(type=LinkType.SUPPORTS, source=fact, target=item.old))
+    links += [
+        Link(type=LinkType.UPDATES, source=fact, target=item.old)
+        for item in judged
+        if item.relation is Relation.UPDATES
+    ]
     for item in judged:
         if item.relation is not Relation.CONTRADICTS:
             continue

@@ -83,6 +83,8 @@ class HealthCounts(BaseModel):
     """Facts the sleep job has not weighed against older ones yet."""
     open_contradictions: int
     """CONTRADICTS edges whose two sides both stand (neither was MERGED_INTO another memory)."""
+    superseded: int
+    """Facts a newer one UPDATES: their validity ended (valid_until), and they are kept."""
     never_used: int
     """Memories that no recall returned and no duplicate reinforced: accessed_at = created_at."""
     isolated: int
@@ -331,7 +333,9 @@ class Store(Protocol):
         A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
         first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
         gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
-        Moves and edges naming memories not stored are skipped.
+        Moves and edges naming memories not stored are skipped. An UPDATES edge ends the older
+        memory's validity when the newer one was made (`valid_until`, the earliest if several)
+        and starts the newer one's (`valid_from`).
         """
 
     def owners(self) -> list[str]:

@@ -337,7 +337,9 @@ class NetworkXStore:
         A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
         first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
         gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
-        Moves and edges naming memories not stored are skipped.
+        Moves and edges naming memories not stored are skipped. An UPDATES edge ends the older
+        memory's validity when the newer one was made (`valid_until`, the earliest if several)
+        and starts the newer one's (`valid_from`).
         """
         with self._lock:
             changed: dict[str, Memory] = {}
@@ -365,6 +367,16 @@ class NetworkXStore:
             fact_memory = changed.get(fact) or self._node(owner, "Memory", fact)
             if isinstance(fact_memory, Memory):
                 changed[fact] = fact_memory.model_copy(update={"awaiting_consolidation": False})
+            for link in settlement.links:
+                newer = changed.get(link.source) or self._node(owner, "Memory", link.source)
+                older = changed.get(link.target) or self._node(owner, "Memory", link.target)
+                if link.type is not LinkType.UPDATES or not (
+                    isinstance(newer, Memory) and isinstance(older, Memory)
+                ):
+                    continue
+                until = min(older.valid_until or newer.created_at, newer.created_at)
+                changed[older.id] = older.model_copy(update={"valid_until": until})
+                changed[newer.id] = newer.model_copy(update={"valid_from": newer.created_at})
             self._write(
                 {
                     "op": "settle_fact",
@@ -708,6 +720,7 @@ class NetworkXStore:
                     and source not in merged
                     and target not in merged
                 ),
+                superseded=sum(1 for memory in memories if memory.valid_until is not None),
                 never_used=sum(1 for memory in memories if memory.accessed_at == memory.created_at),
                 isolated=sum(1 for key in keys if self._graph.degree(key) == 0),
                 first_conjecture_at=min(conjectured, default=None),
