@@ -898,4 +898,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnicodeDecodeError as error:  # standard input that is not UTF-8
         print(f"graphmem: the input is not UTF-8: {error}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader went away (graphmem ... | head): stop, quietly
+        # Standard output is flushed once more at exit; point it at nothing so that it can be.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return 0

@@ -102,6 +102,30 @@ def test_health_reports_each_owner_in_text_or_json(
     assert reports[0].checks.kinds == {"observation": 1, "conjecture": 1}
 
 
+def test_a_reader_that_goes_away_stops_the_command_quietly(tmp_path: Path) -> None:
+    path = tmp_path / "graph.json"
+    turns = [
+        Turn(id=f"m{number}", owner="ann", text=f"Remark number {number}.", created_at=START)
+        for number in range(2000)  # an export far longer than a pipe holds (64 KiB on Linux)
+    ]
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.load("ann", OwnerGraph(nodes=list(turns), links=[]))
+    with subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "export", "--owner", "ann", "--path", str(path)],
+        cwd=ROOT,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        assert process.stdout.readline().startswith('{"format": "graphmem-export"')
+        process.stdout.close()  # as `graphmem export ... | head -1` does
+        assert process.wait() == 1
+        assert process.stderr.read() == ""
+
+
 def test_consolidate_refuses_a_time_without_offset(tmp_path: Path) -> None:
     done = run_cli(
         "consolidate", "--owner", "ann", "--path", str(tmp_path / "g.json"), "--at", "2026-03-01"
