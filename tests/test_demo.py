@@ -123,108 +123,126 @@ def comparable(output: str) -> list[str]:
     ]
 
 
-def check_steps(output: str) -> None:
+@dataclass(frozen=True)
+class Told:
+    """What the demo prints in one language at each step, where each mechanism shows."""
+
+    label: str
+    milk: str
+    passed_on: str
+    alone: str
+    fever: str
+    before_note: str
+    throat: str
+    cold: str
+    made: str
+    travel: str
+    next_event: str
+    sunk: str
+    recipe: str
+    recipe_cells: str
+    missed: str
+    reached: str
+    gained: str
+    stamp: str
+    """A regular expression for the start of a timed line."""
+    kind: str
+    happy: str
+    contradicts: str
+
+
+ENGLISH = Told(
+    label="att",
+    milk="There's half a glass of milk on the table.",
+    passed_on='  shares "milk", so it passes on 0.85 × 8.8 = 7.5',
+    alone="for a user with no such memory: 2.0 (no salience cue), T2",
+    fever='recall "I started having a fever"\n',
+    before_note="rel = cosine",
+    throat="My throat is sore and I've felt tired al…",
+    cold='impression "The user has a cold": belief 0.00 → 0.72',
+    made=": a conjecture, returned by observe",
+    travel="travel event",
+    next_event='NEXT from "We arrived at Disneyland today, t…": its last news came 186 days',
+    sunk="memories per tier T0/T1/T2/T3 9/9/0/0 → 2/0/0/17",
+    recipe="Grandma's dumpling recipe uses pork…  ",
+    # woken as a neighbour three times, then recalled itself by "pork dumplings" (Q4)
+    recipe_cells="0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 10.5 T0*",
+    missed="was in T3, below the tiers searched: not found",
+    reached="was in T0, within the tiers searched: found",
+    gained="the recipe gained 1.50 short-term as a neighbour",
+    stamp=r"   \w{3} \d\d-\d\d",
+    kind='→ conjecture "The user is a kind person" (belief 0.72), returned by observe',
+    happy="T1  I got promoted and I'm so happy at work.",
+    contradicts='CONTRADICTS "I got promoted and I\'m so happy a…"',
+)
+CHINESE = Told(
+    label="关注",
+    milk="桌上有喝了一半的牛奶。",
+    passed_on='  共有 "牛奶"，因此传递 0.85 × 8.8 = 7.5',
+    alone="对没有这条记忆的用户：2.0（没有显著性线索），T2",
+    fever='回忆 "我开始发烧了"\n',
+    before_note="相关 = 余弦",
+    throat="我喉咙痛，一下午都觉得很累。",
+    cold='印象 "用户感冒了"：信念 0.00 → 0.72',
+    made="：成为猜想，由 observe 返回",
+    travel="旅行事件",
+    next_event='NEXT 来自 "我们今天到了迪士尼，孩子们很喜欢…"：它最后的消息在 186 天前',
+    sunk="各层记忆数 T0/T1/T2/T3 9/9/0/0 → 2/0/0/17",
+    recipe="奶奶的饺子配方用猪肉、韭菜和姜。  ",
+    # woken as a neighbour by each of the four thoughts, from the deep tier to the hot one
+    recipe_cells="0.0 T3 1.9 T2+ 3.8 T1+ 5.6 T0+ 7.5 T0+",
+    missed="在 T3，低于搜索的层：没找到",
+    reached="在 T0，在搜索的层：找到",
+    gained="每一次，配方作为被用到记忆的邻居获得短期关注 1.88",
+    stamp=r"   周. \d\d-\d\d",
+    kind='→ 猜想 "用户是个善良的人"（信念 0.72），由 observe 返回',
+    happy="T1  我升职了，工作上特别开心。",
+    contradicts='CONTRADICTS "我升职了，工作上特别开心。"',
+)
+
+
+def check_steps(output: str, told: Told = ENGLISH) -> None:
     """Each step of the demo shows its mechanism in what it prints."""
     labelling = step(output, 1)
-    milk = "There's half a glass of milk on the table."
-    label, tier = label_and_tier(labelling, milk)
+    label, tier = label_and_tier(labelling, told.milk, label=told.label)
     assert label >= 7
     assert tier == 0
-    assert '  shares "milk", so it passes on 0.85 × 8.8 = 7.5' in labelling
-    assert "for a user with no such memory: 2.0 (no salience cue), T2" in labelling
+    assert told.passed_on in labelling
+    assert told.alone in labelling
 
     fever = step(output, 2)
-    recall = fever.split('recall "I started having a fever"\n', 1)[1]
-    assert "My throat is sore and I've felt tired al…" in recall.split("rel = cosine", 1)[0]
-    cold = line_with(fever, 'impression "The user has a cold": belief 0.00 → 0.72')
-    assert cold.endswith(": a conjecture, returned by observe")
+    recall = fever.split(told.fever, 1)[1]
+    assert told.throat in recall.split(told.before_note, 1)[0]
+    assert line_with(fever, told.cold).endswith(told.made)
 
     events = step(output, 3)
-    trips = [line for line in events.splitlines() if "travel event" in line]
+    trips = [line for line in events.splitlines() if told.travel in line]
     assert len(trips) == 2
     storyline = events.split(trips[0], 1)[1].splitlines()[1:4]
     assert [line.strip()[:10] for line in storyline] == ["2026-03-09", "2026-03-10", "2026-03-11"]
-    assert 'NEXT from "We arrived at Disneyland today, t…": its last news came 186 days' in events
-    assert "memories per tier T0/T1/T2/T3 9/9/0/0 → 2/0/0/17" in events
+    assert told.next_event in events
+    assert told.sunk in events
 
     wake = step(output, 4)
-    recipe = line_with(wake, "Grandma's dumpling recipe uses pork…  ")
-    # woken as a neighbour three times, then recalled itself by "pork dumplings" (Q4)
-    assert " ".join(recipe.split()[-10:]) == "0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 10.5 T0*"
-    assert "was in T3, below the tiers searched: not found" in wake
-    assert "was in T0, within the tiers searched: found" in wake
-    assert "the recipe gained 1.50 short-term as a neighbour" in wake
+    recipe = line_with(wake, told.recipe)
+    assert " ".join(recipe.split()[-10:]) == told.recipe_cells
+    assert told.missed in wake
+    assert told.reached in wake
+    assert told.gained in wake
 
     impressions = step(output, 5)
-    hints = [line for line in impressions.splitlines() if re.match(r"   \w{3} \d\d-\d\d", line)]
+    hints = [line for line in impressions.splitlines() if re.match(told.stamp, line)]
     growth = [beliefs(line) for line in hints]
     assert len(growth) == 10
     assert all(before < after for before, after in growth)
     assert [after >= 0.7 for _before, after in growth] == [False] * 9 + [True]
-    assert impressions.endswith(
-        '→ conjecture "The user is a kind person" (belief 0.72), returned by observe'
-    )
+    assert impressions.endswith(told.kind)
 
     consolidation = step(output, 6)
-    happy = line_with(consolidation, "T1  I got promoted and I'm so happy at work.")
-    before, after = beliefs(happy)
-    assert after < before
-    assert (before, after) == (0.80, 0.62)
+    assert beliefs(line_with(consolidation, told.happy)) == (0.80, 0.62)
     contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
     assert contradictions
-    assert all(
-        line.endswith('CONTRADICTS "I got promoted and I\'m so happy a…"')
-        for line in contradictions
-    )
-
-
-def check_steps_in_chinese(output: str) -> None:
-    """Each step shows its mechanism in Chinese, as check_steps does in English."""
-    labelling = step(output, 1)
-    label, tier = label_and_tier(labelling, "桌上有喝了一半的牛奶。", label="关注")
-    assert label >= 7
-    assert tier == 0
-    assert '  共有 "牛奶"，因此传递 0.85 × 8.8 = 7.5' in labelling
-    assert "对没有这条记忆的用户：2.0（没有显著性线索），T2" in labelling
-
-    fever = step(output, 2)
-    recall = fever.split('回忆 "我开始发烧了"\n', 1)[1]
-    assert "我喉咙痛，一下午都觉得很累。" in recall.split("相关 = 余弦", 1)[0]
-    cold = line_with(fever, '印象 "用户感冒了"：信念 0.00 → 0.72')
-    assert cold.endswith("：成为猜想，由 observe 返回")
-
-    events = step(output, 3)
-    trips = [line for line in events.splitlines() if "旅行事件" in line]
-    assert len(trips) == 2
-    storyline = events.split(trips[0], 1)[1].splitlines()[1:4]
-    assert [line.strip()[:10] for line in storyline] == ["2026-03-09", "2026-03-10", "2026-03-11"]
-    assert 'NEXT 来自 "我们今天到了迪士尼，孩子们很喜欢…"：它最后的消息在 186 天前' in events
-    assert "各层记忆数 T0/T1/T2/T3 9/9/0/0 → 2/0/0/17" in events
-
-    wake = step(output, 4)
-    recipe = line_with(wake, "奶奶的饺子配方用猪肉、韭菜和姜。  ")
-    # woken as a neighbour by each of the four thoughts, from the deep tier to the hot one
-    cells = recipe.split()[-10:]
-    assert cells[:2] == ["0.0", "T3"]
-    assert cells[-1] == "T0+"
-    assert [cell[-1] for cell in cells[3::2]] == ["+"] * 4
-    assert "在 T3，低于搜索的层：没找到" in wake
-    assert "在 T0，在搜索的层：找到" in wake
-
-    impressions = step(output, 5)
-    hints = [line for line in impressions.splitlines() if re.match(r"   周. \d\d-\d\d", line)]
-    growth = [beliefs(line) for line in hints]
-    assert len(growth) == 10
-    assert all(before < after for before, after in growth)
-    assert [after >= 0.7 for _before, after in growth] == [False] * 9 + [True]
-    assert impressions.endswith('→ 猜想 "用户是个善良的人"（信念 0.72），由 observe 返回')
-
-    consolidation = step(output, 6)
-    happy = line_with(consolidation, "T1  我升职了，工作上特别开心。")
-    assert beliefs(happy) == (0.80, 0.62)
-    contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
-    assert contradictions
-    assert all(line.endswith('CONTRADICTS "我升职了，工作上特别开心。"') for line in contradictions)
+    assert all(line.endswith(told.contradicts) for line in contradictions)
 
 
 def check_plot(plot: Path) -> None:
@@ -248,7 +266,7 @@ def test_the_demo_reads_well_in_a_terminal(embedded: Played, in_chinese: Played)
 
 
 def test_the_demo_tells_the_seed_stories_in_chinese(in_chinese: Played) -> None:
-    check_steps_in_chinese(in_chinese.output)
+    check_steps(in_chinese.output, CHINESE)
     check_plot(in_chinese.plot)
     # Nothing is left in English but names (the owner demo-user, programs, the CPU, the verb
     # observe, noisy-OR) and the relationship types, which are the graph's own words.
