@@ -312,7 +312,7 @@ def score(
         + weights.association * spread[index][0]
         for index in range(len(found))
     ]
-    _update(totals, found, links, now)
+    _prefer_current_values(totals, found, links, now)
     best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
     return [
         Scored(
@@ -330,7 +330,7 @@ def score(
     ]
 
 
-def _update(
+def _prefer_current_values(
     totals: list[float], found: list[SimilarMemory], links: list[Link], now: datetime
 ) -> None:
     """Give each newer fact at least the score of the older one it UPDATES, then cut the older.
