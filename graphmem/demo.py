@@ -112,6 +112,7 @@ def clip(text: str, width: int) -> str:
     """The text cut to `width` columns, an ellipsis marking the cut."""
     if columns(text) <= width:
         return text
+    text = text[:width]  # at least `width` columns already: the loop below trims a few more
     while columns(text) > width - 1:
         text = text[:-1]
     return text.rstrip(" ,.:;，。：；、") + "…"

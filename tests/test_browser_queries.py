@@ -103,8 +103,17 @@ class Bolt:
         return records[0][0] if records else None
 
 
-def graphmem(*arguments: str, env: dict[str, str]) -> None:
-    """Run the `graphmem` command line on the test server; fail with its error output."""
+def environment(server: Neo4jServer) -> dict[str, str]:
+    """The environment of a `graphmem` command that works on the test server."""
+    return {
+        **os.environ,
+        "GRAPHMEM_NEO4J_URI": server.uri,
+        "GRAPHMEM_NEO4J_PASSWORD": server.password.get_secret_value(),
+    }
+
+
+def graphmem(*arguments: str, env: dict[str, str]) -> str:
+    """Run the `graphmem` command line; its output, or fail with its error output."""
     done = subprocess.run(
         [sys.executable, "-m", "graphmem", *arguments],
         cwd=ROOT,
@@ -114,6 +123,7 @@ def graphmem(*arguments: str, env: dict[str, str]) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -123,11 +133,7 @@ def bolt(neo4j_server: Neo4jServer, tmp_path_factory: pytest.TempPathFactory) ->
     The demo starts from nothing, so the demo owner is forgotten first; when it had no graph
     before, it is forgotten again afterwards, leaving the server as it was found.
     """
-    environment = {
-        **os.environ,
-        "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
-        "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
-    }
+    on_server = environment(neo4j_server)
     driver = neo4j.GraphDatabase.driver(
         neo4j_server.uri,
         auth=(neo4j_server.user, neo4j_server.password.get_secret_value()),
@@ -140,12 +146,12 @@ def bolt(neo4j_server: Neo4jServer, tmp_path_factory: pytest.TempPathFactory) ->
         found = bolt.value(
             "MATCH (n:Turn|Memory {owner: $owner}) RETURN count(n) > 0", {"owner": DEMO_OWNER}
         )
-        graphmem(*forget, env=environment)
+        graphmem(*forget, env=on_server)
         plot = tmp_path_factory.mktemp("demo") / "plot.png"
-        graphmem("demo", "--store", "neo4j", "--plot", str(plot), env=environment)
+        graphmem("demo", "--store", "neo4j", "--plot", str(plot), env=on_server)
         yield bolt
         if not found:
-            graphmem(*forget, env=environment)
+            graphmem(*forget, env=on_server)
     finally:
         driver.close()
 
@@ -172,7 +178,7 @@ def test_each_query_has_a_header_naming_its_params() -> None:
 @pytest.mark.neo4j
 @pytest.mark.parametrize("query", QUERY_LIST, ids=TITLES)
 def test_each_query_draws_only_the_owners_graph(
-    bolt: Bolt, neo4j_server: Neo4jServer, query: BrowserQuery
+    bolt: Bolt, demo_health: Health, query: BrowserQuery
 ) -> None:
     records = bolt.read(query, demo_parameters(bolt))
     for record in records:
@@ -190,7 +196,7 @@ def test_each_query_draws_only_the_owners_graph(
     if "provenance" in query.title:
         expected = conjectures > 0
     elif query.title.startswith("graphmem health: "):
-        expected = health_rows(health_of(DEMO_OWNER, neo4j_server))[query.title] > 0
+        expected = health_rows(demo_health)[query.title] > 0
     if expected:
         assert records, f"{query.title} found nothing in the demo graph"
 
@@ -198,19 +204,13 @@ def test_each_query_draws_only_the_owners_graph(
 def health_of(owner: str, server: Neo4jServer) -> Health:
     """The owner's health report on the test server, as `graphmem health --json` prints it."""
     command = ["health", "--store", "neo4j", "--owner", owner, "--json"]
-    done = subprocess.run(
-        [sys.executable, "-m", "graphmem", *command],
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "GRAPHMEM_NEO4J_URI": server.uri,
-            "GRAPHMEM_NEO4J_PASSWORD": server.password.get_secret_value(),
-        },
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return Health.model_validate_json(done.stdout)
+    return Health.model_validate_json(graphmem(*command, env=environment(server)))
+
+
+@pytest.fixture(scope="module")
+def demo_health(bolt: Bolt, neo4j_server: Neo4jServer) -> Health:
+    """The health report of the demo graph (which `bolt` loads)."""
+    return health_of(DEMO_OWNER, neo4j_server)
 
 
 def health_rows(health: Health) -> dict[str, int]:
@@ -231,7 +231,11 @@ def health_rows(health: Health) -> dict[str, int]:
 
 @pytest.mark.neo4j
 def test_each_row_of_the_health_report_is_what_its_query_shows(
-    bolt: Bolt, neo4j_server: Neo4jServer, embedder: CachedEmbedder, owner: str
+    bolt: Bolt,
+    demo_health: Health,
+    neo4j_server: Neo4jServer,
+    embedder: CachedEmbedder,
+    owner: str,
 ) -> None:
     start = datetime(2026, 3, 1, 9, tzinfo=UTC)
     store = neo4j_server.store()
@@ -251,7 +255,10 @@ def test_each_row_of_the_health_report_is_what_its_query_shows(
         store.save_turns(owner, [lonely])
     finally:
         store.close()
-    reports = {whom: health_rows(health_of(whom, neo4j_server)) for whom in (DEMO_OWNER, owner)}
+    reports = {
+        DEMO_OWNER: health_rows(demo_health),
+        owner: health_rows(health_of(owner, neo4j_server)),
+    }
     for whom, rows in reports.items():
         assert set(rows) == {title for title in TITLES if title.startswith("graphmem health: ")}
         for title, count in rows.items():

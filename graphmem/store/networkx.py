@@ -697,11 +697,12 @@ class NetworkXStore:
             conjectured = [
                 memory.created_at for memory in memories if memory.kind is MemoryKind.CONJECTURE
             ]
-            merged = {
-                source
-                for source, _target, edge_type in self._graph.edges(keys=True)
-                if source[0] == owner and edge_type == LinkType.MERGED_INTO.value
-            }
+            edges = [
+                (source, target, edge_type)
+                for source, target, edge_type in self._graph.edges(keys=True)
+                if source[0] == owner
+            ]
+            merged = {source for source, _, kind in edges if kind == LinkType.MERGED_INTO.value}
             keys = [
                 (owner, label, node_id)
                 for label in NODE_LABELS
@@ -714,9 +715,8 @@ class NetworkXStore:
                 awaiting_consolidation=len(self._awaiting_consolidation.get(owner, {})),
                 open_contradictions=sum(
                     1
-                    for source, target, edge_type in self._graph.edges(keys=True)
-                    if source[0] == owner
-                    and edge_type == LinkType.CONTRADICTS.value
+                    for source, target, edge_type in edges
+                    if edge_type == LinkType.CONTRADICTS.value
                     and source not in merged
                     and target not in merged
                 ),
