@@ -4,8 +4,8 @@
 //          owners) by type, source id, target id, source label and target label.
 // Parameters: $owner.
 // Returns: one row: nodes, a list of {label, node (properties, embeddings included, date-times
-//          as ISO text)}; links, a list of [type, source, target, weight, sufficiency, source
-//          label, target label] (one record: see find_similar_memories.cypher).
+//          as ISO text)}; links, a list of [type, source, target, weight, sufficiency, belief,
+//          source label, target label] (one record: see find_similar_memories.cypher).
 CALL () {
   MATCH (n:Turn {owner: $owner})
   RETURN 'Turn' AS label, n {.*, created_at: toString(n.created_at)} AS node
@@ -44,11 +44,11 @@ CALL () {
   }
   MATCH (a)-[r]->(b:Turn|Memory|Event|Impression {owner: $owner})
   WITH type(r) AS type, a.id AS source, b.id AS target, r.weight AS weight,
-       r.sufficiency AS sufficiency, source_label,
+       r.sufficiency AS sufficiency, r.belief AS belief, source_label,
        CASE WHEN b:Turn THEN 'Turn' WHEN b:Memory THEN 'Memory' WHEN b:Event THEN 'Event'
          ELSE 'Impression' END AS target_label
   ORDER BY type, source, target, source_label, target_label
-  RETURN collect([type, source, target, weight, sufficiency, source_label, target_label])
+  RETURN collect([type, source, target, weight, sufficiency, belief, source_label, target_label])
          AS links
 }
 RETURN nodes, links

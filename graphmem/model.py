@@ -256,7 +256,11 @@ NODE_LABELS: dict[str, type[Node]] = {
 
 
 class Link(BaseModel):
-    """A directed edge; RELATED carries a weight and CAUSES a sufficiency, the others nothing."""
+    """A directed edge; RELATED carries a weight, CAUSES a sufficiency, the others nothing.
+
+    An impression's INFERRED_FROM edge to a cue may carry the belief that cue gave (graphs
+    stored before cues kept theirs have none): forgetting a cue subtracts it.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -265,6 +269,7 @@ class Link(BaseModel):
     target: Identifier
     weight: Probability | None = None
     sufficiency: Probability | None = None
+    belief: Probability | None = None
 
     @property
     def strength(self) -> float:
@@ -283,4 +288,6 @@ class Link(BaseModel):
         if wants_sufficiency != (self.sufficiency is not None):
             need = "need" if wants_sufficiency else "take no"
             raise ValueError(f"{self.type} edges {need} sufficiency")
+        if self.belief is not None and self.type is not LinkType.INFERRED_FROM:
+            raise ValueError(f"{self.type} edges take no belief")
         return self

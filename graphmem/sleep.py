@@ -7,7 +7,7 @@ twice. What it makes has ids derived from what it was made from, so a redone ite
 """
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -72,6 +72,15 @@ class Weighing:
                 for old in self.nearest
             ],
         )
+
+
+def dialogue(turns: Sequence[Turn]) -> Dialogue:
+    """The dialogue of some turns, oldest first, as the cognition reads it."""
+    return Dialogue(
+        lines=[
+            DialogueLine(speaker=turn.speaker, text=turn.text, at=turn.created_at) for turn in turns
+        ]
+    )
 
 
 def news(title: str, tag: EventTag) -> str:
@@ -155,14 +164,9 @@ class Sleep:
 
     def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
         """One chunk: its summary memory, and the events it starts or continues."""
-        dialogue = Dialogue(
-            lines=[
-                DialogueLine(speaker=turn.speaker, text=turn.text, at=turn.created_at)
-                for turn in chunk
-            ]
-        )
-        text = self._cognition.summarise_dialogue(dialogue).summary
-        tags = self._cognition.tag_events(dialogue).events
+        lines = dialogue(chunk)
+        text = self._cognition.summarise_dialogue(lines).summary
+        tags = self._cognition.tag_events(lines).events
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
         related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)

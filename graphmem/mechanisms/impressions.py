@@ -9,11 +9,12 @@ half-life: a belief hovering at the threshold is one conjecture).
 """
 
 import math
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.model import Impression
+from graphmem.model import Impression, Moment
 
 
 class ImpressionPolicy(BaseModel):
@@ -57,3 +58,45 @@ def accumulated(
         }
     )
     return after, conjectures
+
+
+class Cue(BaseModel):
+    """A memory that gave an impression: its id, the turn it came from, when, and its belief."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: str
+    turn: str
+    at: Moment
+    belief: float | None
+    """The belief this cue gave; None in graphs stored before cues kept theirs."""
+    importance: float
+    """The cue memory's importance, which a conjecture it makes takes."""
+
+
+def replayed(
+    impression: Impression, cues: Sequence[Cue], policy: ImpressionPolicy
+) -> tuple[Impression, list[tuple[Cue, float]]]:
+    """The impression its cues make, accumulated oldest first, and the cues that made conjectures.
+
+    Each conjecture-making cue comes with the belief it carried the impression to. The
+    impression keeps its id, text, embedding and half-life; it starts at the first cue. Cues
+    must have their beliefs and there must be at least one.
+    """
+    stored: Impression | None = None
+    made: list[tuple[Cue, float]] = []
+    for cue in sorted(cues, key=lambda cue: (cue.at, cue.memory)):
+        assert cue.belief is not None, "a cue without its belief cannot be replayed"
+        new = impression.model_copy(
+            update={
+                "created_at": cue.at,
+                "belief": cue.belief,
+                "belief_at": cue.at,
+                "conjectured_at": None,
+            }
+        )
+        stored, conjectures = accumulated(stored, new, policy)
+        if conjectures:
+            made.append((cue, stored.belief))
+    assert stored is not None, "an impression without cues is deleted, not replayed"
+    return stored, made

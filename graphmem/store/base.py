@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
-from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
     NODE_LABELS,
@@ -18,6 +18,7 @@ from graphmem.model import (
     Impression,
     Link,
     Memory,
+    Moment,
     Node,
     Tier,
     Turn,
@@ -153,6 +154,89 @@ class EventChange(BaseModel):
     event: Event
     previous: str | None
     members: list[str]
+
+
+class Sourced(BaseModel):
+    """A memory with every turn it came from, oldest first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    turns: list[Turn]
+
+
+class ImpressionTrail(BaseModel):
+    """An impression with all its cues and the conjectures it made."""
+
+    model_config = ConfigDict(frozen=True)
+
+    impression: Impression
+    cues: list[Cue]
+    conjectures: list[Memory]
+
+
+class EventTrail(BaseModel):
+    """An event with what made it: its summaries with their turns, its members, its neighbours.
+
+    `developments` are the dialogue summaries PART_OF it, oldest first, each with the turns it
+    summarised; `members` every memory PART_OF it; `previous` and `following` the events of
+    its category joined to it by NEXT.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    event: Event
+    developments: list[Sourced]
+    members: list[str]
+    previous: list[str]
+    following: list[str]
+
+
+class UpdateTrail(BaseModel):
+    """A fact joined by UPDATES: the newer facts that update it (id, made at), those it updates."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    newer: list[tuple[str, Moment]]
+    older: list[str]
+
+
+class Provenance(BaseModel):
+    """What was derived from one turn: all that forgetting it must delete or derive again.
+
+    `memories` came FROM the turn (with all their turns: a dialogue summary covers several);
+    `impressions` were INFERRED_FROM one of them; `events` have one of them PART_OF them;
+    `updates` are facts joined by UPDATES to one of them.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: Turn
+    memories: list[Sourced]
+    impressions: list[ImpressionTrail]
+    events: list[EventTrail]
+    updates: list[UpdateTrail]
+
+
+class Forgetting(BaseModel):
+    """What forgetting one turn writes, all at once: worked out before anything is written.
+
+    The turn goes (the later turns of its session move up a position, NEXT joins its
+    neighbours); then the nodes of `deleted` (label, id) go with their edges; the nodes of
+    `replaced` take these versions; `added` memories are created; the edges of `unlinked` go
+    and those of `linked` are made (each with its ends' labels). `provenance` is what it was
+    worked out from: the store writes nothing if the turn's provenance changed meanwhile.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    provenance: Provenance
+    deleted: list[tuple[str, str]]
+    replaced: list[Node]
+    added: list[Memory]
+    unlinked: list[tuple[str, str, Link]]
+    linked: list[tuple[str, str, Link]]
 
 
 class OwnerGraph(BaseModel):
@@ -336,6 +420,17 @@ class Store(Protocol):
         Moves and edges naming memories not stored are skipped. An UPDATES edge ends the older
         memory's validity when the newer one was made (`valid_until`, the earliest if several)
         and starts the newer one's (`valid_from`).
+        """
+
+    def provenance(self, owner: str, turn: str) -> Provenance | None:
+        """What was derived from one of the owner's turns (None if no such turn is stored)."""
+
+    def forget_turn(self, owner: str, forgetting: Forgetting) -> bool:
+        """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
+
+        Not written (False) when `provenance` now differs from `forgetting.provenance`: work it
+        out again. The embedded store writes a snapshot afterwards, so no journal on disk keeps
+        what went.
         """
 
     def owners(self) -> list[str]:

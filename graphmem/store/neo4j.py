@@ -18,17 +18,34 @@ from pydantic import SecretStr
 from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
-from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Attention, Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
+from graphmem.model import (
+    Attention,
+    Embedding,
+    Event,
+    Impression,
+    Link,
+    LinkType,
+    Memory,
+    Node,
+    Tier,
+    Turn,
+)
 from graphmem.store.base import (
     Cause,
     Derivation,
     EventChange,
+    EventTrail,
+    Forgetting,
     GraphCounts,
     HealthCounts,
+    ImpressionTrail,
     OwnerGraph,
+    Provenance,
     SimilarMemory,
+    Sourced,
+    UpdateTrail,
     Woken,
     belief_bin,
     check_nodes,
@@ -140,6 +157,50 @@ def _unflattened(properties: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _sourced_from(item: Mapping[str, Any]) -> Sourced:
+    """A memory with its turns from a map of memory and turns."""
+    return Sourced(
+        memory=_memory_from(item["memory"]), turns=[_turn_from(turn) for turn in item["turns"]]
+    )
+
+
+def _provenance_from(row: Mapping[str, Any]) -> Provenance:
+    """A turn's provenance from the row of cypher/turn_provenance.cypher."""
+    return Provenance(
+        turn=_turn_from(row["turn"]),
+        memories=[_sourced_from(item) for item in row["memories"]],
+        impressions=[
+            ImpressionTrail(
+                impression=_impression_from(item["impression"]),
+                cues=[
+                    Cue.model_validate({key: _native(value) for key, value in cue.items()})
+                    for cue in item["cues"]
+                ],
+                conjectures=[_memory_from(memory) for memory in item["conjectures"]],
+            )
+            for item in row["impressions"]
+        ],
+        events=[
+            EventTrail(
+                event=_event_from(item["event"]),
+                developments=[_sourced_from(summary) for summary in item["developments"]],
+                members=item["members"],
+                previous=item["previous"],
+                following=item["following"],
+            )
+            for item in row["events"]
+        ],
+        updates=[
+            UpdateTrail(
+                memory=_memory_from(item["memory"]),
+                newer=[(memory_id, _native(at)) for memory_id, at in item["newer"]],
+                older=item["older"],
+            )
+            for item in row["updates"]
+        ],
+    )
+
+
 NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
     "Turn": _turn_from,
     "Memory": _memory_from,
@@ -189,9 +250,16 @@ def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
 
 
 def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:
-    """An edge with its end labels from [type, source, target, weight, sufficiency, labels]."""
-    kind, source, target, weight, sufficiency, source_label, target_label = values
-    link = Link(type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency)
+    """An edge with its end labels from [type, source, target, weight, sufficiency, belief, …]."""
+    kind, source, target, weight, sufficiency, belief, source_label, target_label = values
+    link = Link(
+        type=kind,
+        source=source,
+        target=target,
+        weight=weight,
+        sufficiency=sufficiency,
+        belief=belief,
+    )
     return source_label, target_label, link
 
 
@@ -506,6 +574,74 @@ class Neo4jStore:
                 **_half_lives(attention),
             },
         )
+
+    def provenance(self, owner: str, turn: str) -> Provenance | None:
+        """What was derived from one of the owner's turns (None if no such turn is stored)."""
+        rows = self._run(
+            load_statement("turn_provenance"), {"owner": owner, "turn": turn}, read=True
+        )
+        return _provenance_from(rows[0]) if rows else None
+
+    def forget_turn(self, owner: str, forgetting: Forgetting) -> bool:
+        """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
+
+        One transaction, under the owner's write lock, reads the provenance again and writes
+        only if it is unchanged (cypher/forget_turn.cypher).
+        """
+        check_nodes(owner, [*forgetting.replaced, *forgetting.added])
+        turn = forgetting.provenance.turn.id
+        deleted: dict[str, list[str]] = {label: [] for label in ("Memory", "Impression", "Event")}
+        for label, node_id in forgetting.deleted:
+            deleted[label].append(node_id)
+        edges: dict[tuple[str, str, LinkType], list[dict[str, str]]] = {
+            ("Event", "Event", LinkType.NEXT): [],
+            ("Memory", "Event", LinkType.PART_OF): [],
+            ("Memory", "Impression", LinkType.INFERRED_FROM): [],
+        }
+        for source_label, target_label, link in forgetting.linked:
+            edges[(source_label, target_label, link.type)].append(
+                {"source": link.source, "target": link.target}
+            )
+        parameters = {
+            "owner": owner,
+            "turn": turn,
+            "deleted_memories": deleted["Memory"],
+            "deleted_impressions": deleted["Impression"],
+            "deleted_events": deleted["Event"],
+            "memories": [
+                _memory_row(node) for node in forgetting.replaced if isinstance(node, Memory)
+            ],
+            "events": [_event_row(node) for node in forgetting.replaced if isinstance(node, Event)],
+            "impressions": [
+                _impression_row(node)
+                for node in forgetting.replaced
+                if isinstance(node, Impression)
+            ],
+            "added": [_memory_row(memory) for memory in forgetting.added],
+            "unlinked_members": [
+                {"source": link.source, "target": link.target}
+                for _source_label, _target_label, link in forgetting.unlinked
+            ],
+            "next": edges[("Event", "Event", LinkType.NEXT)],
+            "members": edges[("Memory", "Event", LinkType.PART_OF)],
+            "inferred": edges[("Memory", "Impression", LinkType.INFERRED_FROM)],
+        }
+
+        def work(transaction: neo4j.ManagedTransaction) -> bool:
+            _lock_owner(transaction, owner)
+            rows = _rows(
+                transaction.run(load_statement("turn_provenance"), {"owner": owner, "turn": turn})
+            )
+            if not rows or _provenance_from(rows[0]) != forgetting.provenance:
+                return False
+            transaction.run(load_statement("forget_turn"), parameters).consume()
+            return True
+
+        with (
+            self._translated_errors(),
+            self._driver.session(database=self._database) as session,
+        ):
+            return session.execute_write(work)
 
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""

@@ -31,7 +31,7 @@ from graphmem.mechanisms.attention import (
     woken,
 )
 from graphmem.mechanisms.beliefs import AttentionChange, BeliefPolicy, Settlement, moved
-from graphmem.mechanisms.impressions import ImpressionPolicy, accumulated
+from graphmem.mechanisms.impressions import Cue, ImpressionPolicy, accumulated
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import (
     NODE_LABELS,
@@ -50,10 +50,16 @@ from graphmem.store.base import (
     Cause,
     Derivation,
     EventChange,
+    EventTrail,
+    Forgetting,
     GraphCounts,
     HealthCounts,
+    ImpressionTrail,
     OwnerGraph,
+    Provenance,
     SimilarMemory,
+    Sourced,
+    UpdateTrail,
     Woken,
     belief_bin,
     check_nodes,
@@ -193,6 +199,7 @@ class NetworkXStore:
                     changed.append(
                         {
                             "impression": after.model_dump(mode="json"),
+                            "cue_belief": item.impression.belief,
                             "conjecture": None
                             if conjecture is None
                             else conjecture.model_dump(mode="json"),
@@ -391,6 +398,81 @@ class NetworkXStore:
                 }
             )
 
+    def provenance(self, owner: str, turn: str) -> Provenance | None:
+        """What was derived from one of the owner's turns (None if no such turn is stored)."""
+        with self._lock:
+            stored = self._node(owner, "Turn", turn)
+            if not isinstance(stored, Turn):
+                return None
+            memories = sorted(self._memories_from(owner, turn), key=lambda memory: memory.id)
+            keys = [(owner, "Memory", memory.id) for memory in memories]
+            impressions = {
+                source[2]
+                for key in keys
+                for source, _target, edge_type in self._graph.in_edges(key, keys=True)
+                if edge_type == LinkType.INFERRED_FROM.value and source[1] == "Impression"
+            }
+            events = {
+                target[2]
+                for key in keys
+                for _source, target, edge_type in self._graph.out_edges(key, keys=True)
+                if edge_type == LinkType.PART_OF.value
+            }
+            updated = {
+                other[2]
+                for key in keys
+                for source, target, edge_type in [
+                    *self._graph.out_edges(key, keys=True),
+                    *self._graph.in_edges(key, keys=True),
+                ]
+                if edge_type == LinkType.UPDATES.value
+                for other in [target if source == key else source]
+            } - {memory.id for memory in memories}
+            return Provenance(
+                turn=stored,
+                memories=[
+                    Sourced(memory=memory, turns=self._turns_of(memory)) for memory in memories
+                ],
+                impressions=[self._impression_trail(owner, key) for key in sorted(impressions)],
+                events=[self._event_trail(owner, key) for key in sorted(events)],
+                updates=[self._update_trail(owner, key) for key in sorted(updated)],
+            )
+
+    def forget_turn(self, owner: str, forgetting: Forgetting) -> bool:
+        """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
+
+        Not written (False) when `provenance` now differs from `forgetting.provenance`: work it
+        out again. A persisted store writes its snapshot afterwards, so the journal on disk
+        keeps nothing of what went.
+        """
+        with self._lock:
+            if self.provenance(owner, forgetting.provenance.turn.id) != forgetting.provenance:
+                return False
+            self._write(
+                {
+                    "op": "forget_turn",
+                    "owner": owner,
+                    "turn": forgetting.provenance.turn.id,
+                    "deleted": forgetting.deleted,
+                    "replaced": [
+                        {"label": type(node).__name__, "node": node.model_dump(mode="json")}
+                        for node in forgetting.replaced
+                    ],
+                    "added": [memory.model_dump(mode="json") for memory in forgetting.added],
+                    "unlinked": [
+                        [source_label, target_label, link.model_dump(mode="json")]
+                        for source_label, target_label, link in forgetting.unlinked
+                    ],
+                    "linked": [
+                        [source_label, target_label, link.model_dump(mode="json")]
+                        for source_label, target_label, link in forgetting.linked
+                    ],
+                }
+            )
+            if self._journal is not None:
+                self._snapshot()
+            return True
+
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""
         with self._lock:
@@ -456,9 +538,15 @@ class NetworkXStore:
             self._write({"op": "load", "owner": owner, "records": graph.records()})
 
     def forget(self, owner: str) -> None:
-        """Delete every node and edge of the owner (one journal entry); others are untouched."""
+        """Delete every node and edge of the owner (one journal entry); others are untouched.
+
+        A persisted store writes its snapshot afterwards, so the journal on disk keeps nothing
+        of what went.
+        """
         with self._lock:
             self._write({"op": "forget", "owner": owner})
+            if self._journal is not None:
+                self._snapshot()
 
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
@@ -841,6 +929,7 @@ class NetworkXStore:
             "save_memories": self._apply_save_memories,
             "load": self._apply_load,
             "forget": self._apply_forget,
+            "forget_turn": self._apply_forget_turn,
             "save_knowledge": self._apply_save_knowledge,
             "save_summary": self._apply_save_summary,
             "link_memories": self._apply_link_memories,
@@ -913,6 +1002,35 @@ class NetworkXStore:
         for key in [key for key in self._sessions if key[0] == owner]:
             del self._sessions[key]
 
+    def _apply_forget_turn(self, change: dict[str, Any]) -> None:
+        """A forgotten turn: it and the nodes derived only from it gone, the rest re-derived."""
+        owner = change["owner"]
+        self._remove_turn(owner, change["turn"])
+        for label, node_id in change["deleted"]:
+            self._remove_node(owner, label, node_id)
+        for item in change["replaced"]:
+            node = NODE_LABELS[item["label"]].model_validate(item["node"])
+            if isinstance(node, Memory):
+                self._unmention(node.owner, node.id)
+                self._mention(node)
+            self._replace(node)
+        for data in change["added"]:
+            self._add_node(Memory.model_validate(data))
+        for source_label, target_label, data in change["unlinked"]:
+            link = Link.model_validate(data)
+            source: NodeKey = (owner, source_label, link.source)
+            target: NodeKey = (owner, target_label, link.target)
+            if self._graph.has_edge(source, target, key=link.type.value):
+                self._graph.remove_edge(source, target, key=link.type.value)
+        for source_label, target_label, data in change["linked"]:
+            link = Link.model_validate(data)
+            ends = [
+                self._node(owner, source_label, link.source),
+                self._node(owner, target_label, link.target),
+            ]
+            if None not in ends:
+                self._add_link(owner, source_label, target_label, link)
+
     def _apply_save_knowledge(self, change: dict[str, Any]) -> None:
         """Knowledge memories and their edges."""
         for data in change["memories"]:
@@ -934,14 +1052,23 @@ class NetworkXStore:
         self._add_memory_links(change["owner"], change["links"])
 
     def _add_impression(self, owner: str, item: dict[str, Any], cues: list[str]) -> None:
-        """Store an accumulated impression INFERRED_FROM its cues, and its conjecture if made."""
+        """Store an accumulated impression INFERRED_FROM its cues, and its conjecture if made.
+
+        Each INFERRED_FROM edge keeps the belief the cue gave (journal entries written before
+        cues kept theirs have none).
+        """
         impression = Impression.model_validate(item["impression"])
         if self._node(owner, "Impression", impression.id) is None:
             self._add_node(impression)
         else:
             self._replace(impression)
         for cue in cues:
-            link = Link(type=LinkType.INFERRED_FROM, source=impression.id, target=cue)
+            link = Link(
+                type=LinkType.INFERRED_FROM,
+                source=impression.id,
+                target=cue,
+                belief=item.get("cue_belief"),
+            )
             self._add_link(owner, "Impression", "Memory", link)
         if item["conjecture"] is not None:
             conjecture = Memory.model_validate(item["conjecture"])
@@ -1006,9 +1133,57 @@ class NetworkXStore:
             if isinstance(node, Memory) and node.awaiting_consolidation:
                 self._awaiting_consolidation.setdefault(node.owner, {})[node.id] = None
             if isinstance(node, Memory):
-                index = self._mentions.setdefault(node.owner, {})
-                for term in content_terms(node.text):
-                    index.setdefault(term, set()).add(node.id)
+                self._mention(node)
+
+    def _mention(self, memory: Memory) -> None:
+        """Index a memory under the content terms of its text."""
+        index = self._mentions.setdefault(memory.owner, {})
+        for term in content_terms(memory.text):
+            index.setdefault(term, set()).add(memory.id)
+
+    def _unmention(self, owner: str, memory_id: str) -> None:
+        """Take a stored memory out of the content-term index."""
+        memory = self._node(owner, "Memory", memory_id)
+        index = self._mentions.get(owner, {})
+        if isinstance(memory, Memory):
+            for term in content_terms(memory.text):
+                index.get(term, set()).discard(memory_id)
+
+    def _remove_node(self, owner: str, label: str, node_id: str) -> None:
+        """Delete a node (not a turn) with its edges and every index entry that names it."""
+        key: NodeKey = (owner, label, node_id)
+        if key not in self._graph:
+            return
+        if label == "Memory":
+            self._unmention(owner, node_id)
+            self._vectors.pop((owner, node_id), None)
+            self._awaiting_consolidation.get(owner, {}).pop(node_id, None)
+            causes = self._causes.get(owner, {})
+            for pair in [pair for pair in causes if node_id in pair]:
+                del causes[pair]
+        self._graph.remove_node(key)
+        self._ids.get((owner, label), {}).pop(node_id, None)
+
+    def _remove_turn(self, owner: str, turn_id: str) -> None:
+        """Delete a turn: the later turns of its session move up one, NEXT joins its neighbours."""
+        turn = self._node(owner, "Turn", turn_id)
+        if not isinstance(turn, Turn):
+            return
+        session = self._sessions[(owner, turn.session)]
+        place = session.index(turn_id)
+        self._graph.remove_node((owner, "Turn", turn_id))
+        self._ids.get((owner, "Turn"), {}).pop(turn_id, None)
+        self._pending.get(owner, {}).pop(turn_id, None)
+        self._awaiting_summary.get(owner, {}).pop(turn_id, None)
+        del session[place]
+        for position in range(place, len(session)):
+            later = self._graph.nodes[(owner, "Turn", session[position])]["node"]
+            self._replace(later.model_copy(update={"position": position}))
+        if 0 < place < len(session):
+            link = Link(type=LinkType.NEXT, source=session[place - 1], target=session[place])
+            self._add_link(owner, "Turn", "Turn", link)
+        if not session:
+            del self._sessions[(owner, turn.session)]
 
     def _placed(self, turn: Turn) -> Turn:
         """A new turn at the end of its session, linked NEXT from the turn before it."""
@@ -1079,6 +1254,83 @@ class NetworkXStore:
             if edge_type == LinkType.FROM.value
         ]
         return sorted(turns, key=lambda turn: (turn.created_at, turn.id))
+
+    def _impression_trail(self, owner: str, impression_id: str) -> ImpressionTrail:
+        """An impression with its cues (each with its turn, time and belief) and conjectures."""
+        key: NodeKey = (owner, "Impression", impression_id)
+        impression = self._graph.nodes[key]["node"]
+        cues = []
+        link: Link
+        for _source, target, edge_type, link in self._graph.out_edges(key, keys=True, data="link"):
+            if edge_type == LinkType.INFERRED_FROM.value:
+                cue = self._graph.nodes[target]["node"]
+                turns = self._turns_of(cue)
+                cues.append(
+                    Cue(
+                        memory=cue.id,
+                        turn=turns[0].id if turns else "",
+                        at=cue.created_at,
+                        belief=link.belief,
+                        importance=cue.importance,
+                    )
+                )
+        conjectures = [
+            self._graph.nodes[source]["node"]
+            for source, _target, edge_type in self._graph.in_edges(key, keys=True)
+            if edge_type == LinkType.INFERRED_FROM.value
+        ]
+        return ImpressionTrail(
+            impression=impression,
+            cues=sorted(cues, key=lambda cue: cue.memory),
+            conjectures=sorted(conjectures, key=lambda memory: memory.id),
+        )
+
+    def _event_trail(self, owner: str, event_id: str) -> EventTrail:
+        """An event with its summaries and their turns, its members and its NEXT neighbours."""
+        key: NodeKey = (owner, "Event", event_id)
+        members = [
+            self._graph.nodes[source]["node"]
+            for source, _target, edge_type in self._graph.in_edges(key, keys=True)
+            if edge_type == LinkType.PART_OF.value
+        ]
+        summaries = sorted(
+            (member for member in members if member.kind is MemoryKind.SUMMARY),
+            key=lambda memory: (memory.created_at, memory.id),
+        )
+        neighbours = [
+            (source[2], target[2])
+            for source, target, edge_type in [
+                *self._graph.in_edges(key, keys=True),
+                *self._graph.out_edges(key, keys=True),
+            ]
+            if edge_type == LinkType.NEXT.value
+        ]
+        return EventTrail(
+            event=self._graph.nodes[key]["node"],
+            developments=[
+                Sourced(memory=summary, turns=self._turns_of(summary)) for summary in summaries
+            ],
+            members=sorted(member.id for member in members),
+            previous=sorted(source for source, target in neighbours if target == event_id),
+            following=sorted(target for source, target in neighbours if source == event_id),
+        )
+
+    def _update_trail(self, owner: str, memory_id: str) -> UpdateTrail:
+        """A fact with the facts that UPDATES it (id, made at) and those it UPDATES."""
+        key: NodeKey = (owner, "Memory", memory_id)
+        newer = [
+            (source[2], self._graph.nodes[source]["node"].created_at)
+            for source, _target, edge_type in self._graph.in_edges(key, keys=True)
+            if edge_type == LinkType.UPDATES.value
+        ]
+        older = [
+            target[2]
+            for _source, target, edge_type in self._graph.out_edges(key, keys=True)
+            if edge_type == LinkType.UPDATES.value
+        ]
+        return UpdateTrail(
+            memory=self._graph.nodes[key]["node"], newer=sorted(newer), older=sorted(older)
+        )
 
     # -- the files -----------------------------------------------------------------------------
 

@@ -1,0 +1,262 @@
+"""Forgetting one message: what derives only from it goes, what it shared is derived again.
+
+Given a turn's provenance (store.base.Provenance), `forgetting` works out every change before
+anything is written, so a model failure leaves the memory as it was:
+- the turn goes, and the memories FROM it alone (its observation) with their edges;
+- a dialogue summary that covered it and other turns is written again from the others;
+- an event that it or such a summary is PART_OF is told again from the developments that
+  remain (each remaining summary's turns tagged again, the storyline merged again in order);
+  one with none left goes, and NEXT joins the events before and after it;
+- an impression it was a cue of is accumulated again from the cues that remain, with the belief
+  each gave (mechanisms.impressions.replayed); the conjectures that replay makes stay or are
+  made, the others go; an impression with no cue left goes with its conjectures;
+- a fact it updated, or that updated it, holds for as long as its remaining UPDATES say.
+What the message changed in other memories through attention (their labels, their RELATED edges
+from working memory, attention woken) and through consolidation (beliefs moved) stays as it is:
+only the edges that recorded it go.
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from graphmem.cognition.base import Cognition, EventTag, EventUpdate
+from graphmem.embedding import Embedder
+from graphmem.ids import conjecture_id, observation_id
+from graphmem.mechanisms.attention import initial_attention
+from graphmem.mechanisms.impressions import ImpressionPolicy, replayed
+from graphmem.mechanisms.tiers import TierPolicy, tier_for
+from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn, fit_text
+from graphmem.sleep import dialogue, news
+from graphmem.store.base import (
+    EventTrail,
+    Forgetting,
+    ImpressionTrail,
+    Provenance,
+    Sourced,
+    UpdateTrail,
+)
+
+
+class Forget:
+    """Works out a Forgetting with GraphMem's cognition, embedder and policies."""
+
+    def __init__(
+        self,
+        cognition: Cognition,
+        embedder: Embedder,
+        *,
+        impressions: ImpressionPolicy,
+        tiers: TierPolicy,
+    ) -> None:
+        self._cognition = cognition
+        self._embedder = embedder
+        self._impressions = impressions
+        self._tiers = tiers
+
+    def forgetting(self, provenance: Provenance) -> tuple[Forgetting, Counter[str]]:
+        """Every change that forgetting the turn makes, and what it rewrites, counted by kind."""
+        turn = provenance.turn
+        gone = {
+            item.memory.id
+            for item in provenance.memories
+            if item.memory.kind is not MemoryKind.SUMMARY
+            or all(source.id == turn.id for source in item.turns)
+        }
+        plan = _Plan(deleted=[("Memory", memory_id) for memory_id in sorted(gone)])
+        tags: dict[str, list[EventTag]] = {}
+        for item in provenance.memories:
+            if item.memory.id not in gone:
+                self._summarise_again(item, turn, plan)
+        for trail in provenance.events:
+            self._tell_again(trail, turn, gone, tags, plan)
+        for impression in provenance.impressions:
+            self._accumulate_again(impression, turn, gone, plan)
+        for fact in provenance.updates:
+            _hold_again(fact, gone, plan)
+        forgetting = Forgetting(
+            provenance=provenance,
+            deleted=plan.deleted,
+            replaced=plan.replaced,
+            added=plan.added,
+            unlinked=plan.unlinked,
+            linked=plan.linked,
+        )
+        return forgetting, plan.rewritten
+
+    def _summarise_again(self, item: Sourced, turn: Turn, plan: "_Plan") -> None:
+        """A summary written again from the turns it covered besides the forgotten one."""
+        kept = [source for source in item.turns if source.id != turn.id]
+        text = self._cognition.summarise_dialogue(dialogue(kept)).summary
+        [embedding] = self._embedder.embed([text], "passage")
+        plan.replace(
+            Memory.model_validate(
+                {**item.memory.model_dump(), "text": text, "embedding": embedding}
+            )
+        )
+        plan.rewritten["summaries"] += 1
+
+    def _tell_again(
+        self,
+        trail: EventTrail,
+        turn: Turn,
+        gone: set[str],
+        tags: dict[str, list[EventTag]],
+        plan: "_Plan",
+    ) -> None:
+        """An event told again from the developments left, or deleted when none is left."""
+        event = trail.event
+        developments: list[tuple[str, list[Turn], EventTag]] = []
+        for summary in trail.developments:
+            kept = [source for source in summary.turns if source.id != turn.id]
+            if summary.memory.id in gone or not kept:
+                continue
+            if summary.memory.id not in tags:
+                tags[summary.memory.id] = self._cognition.tag_events(dialogue(kept)).events
+            developments += [
+                (summary.memory.id, kept, tag)
+                for tag in tags[summary.memory.id]
+                if tag.category == event.category
+            ]
+        if not developments:
+            plan.deleted.append(("Event", event.id))
+            plan.linked += [
+                ("Event", "Event", Link(type=LinkType.NEXT, source=before, target=after))
+                for before in trail.previous
+                for after in trail.following
+            ]
+            return
+        members: list[str] = []
+        told: Event | None = None
+        for summary_id, kept, tag in developments:
+            tagged = [kept[line] for line in tag.lines if 0 <= line < len(kept)] or kept
+            at = tagged[-1].created_at
+            members += [summary_id, *(observation_id(event.owner, source.id) for source in tagged)]
+            if told is None:
+                told = event.model_copy(
+                    update={
+                        "text": fit_text(f"{at:%Y-%m-%d}: {tag.detail}"),
+                        "title": tag.title,
+                        "created_at": at,
+                        "first_at": at,
+                        "last_at": at,
+                    }
+                )
+            else:
+                merged = self._cognition.merge_event(
+                    EventUpdate(
+                        title=told.title,
+                        storyline=told.text,
+                        last_at=told.last_at,
+                        development=tag,
+                        at=at,
+                    )
+                )
+                told = told.model_copy(
+                    update={
+                        "text": merged.storyline,
+                        "title": merged.title,
+                        "last_at": max(told.last_at, at),
+                    }
+                )
+            told = told.model_copy(update={"timeliness_days": tag.timeliness_days})
+        assert told is not None
+        _summary, _kept, latest = developments[-1]
+        [embedding] = self._embedder.embed([news(told.title, latest)], "passage")
+        plan.replace(Event.model_validate({**told.model_dump(), "embedding": embedding}))
+        kept_members = set(members) - gone
+        plan.unlinked += [
+            ("Memory", "Event", Link(type=LinkType.PART_OF, source=member, target=event.id))
+            for member in trail.members
+            if member not in kept_members and member not in gone
+        ]
+        plan.linked += [
+            ("Memory", "Event", Link(type=LinkType.PART_OF, source=member, target=event.id))
+            for member in sorted(kept_members - set(trail.members))
+        ]
+        plan.rewritten["events"] += 1
+
+    def _accumulate_again(
+        self, trail: ImpressionTrail, turn: Turn, gone: set[str], plan: "_Plan"
+    ) -> None:
+        """An impression accumulated again from the cues left, with the conjectures they make."""
+        impression = trail.impression
+        kept = [cue for cue in trail.cues if cue.memory not in gone]
+        if not kept:
+            plan.deleted.append(("Impression", impression.id))
+            plan.deleted += [("Memory", conjecture.id) for conjecture in trail.conjectures]
+            return
+        if any(cue.belief is None for cue in kept):
+            # Stored before cues kept their beliefs: the forgotten cue cannot be subtracted, so
+            # the impression keeps its belief and only the conjecture the turn made goes.
+            made_by_turn = conjecture_id(impression.owner, turn.id, impression.id)
+            plan.deleted += [
+                ("Memory", conjecture.id)
+                for conjecture in trail.conjectures
+                if conjecture.id == made_by_turn
+            ]
+            return
+        after, made = replayed(impression, kept, self._impressions)
+        plan.replace(after)
+        plan.rewritten["impressions"] += 1
+        beliefs = {
+            conjecture_id(impression.owner, cue.turn, impression.id): (cue, belief)
+            for cue, belief in made
+        }
+        for conjecture in trail.conjectures:
+            if conjecture.id not in beliefs:
+                plan.deleted.append(("Memory", conjecture.id))
+            elif conjecture.belief != beliefs[conjecture.id][1]:
+                plan.replace(conjecture.model_copy(update={"belief": beliefs[conjecture.id][1]}))
+                plan.rewritten["conjectures"] += 1
+        stored = {conjecture.id for conjecture in trail.conjectures}
+        for memory_id, (cue, belief) in beliefs.items():
+            if memory_id in stored:
+                continue
+            plan.added.append(
+                Memory(
+                    id=memory_id,
+                    owner=impression.owner,
+                    text=impression.text,
+                    created_at=cue.at,
+                    kind=MemoryKind.CONJECTURE,
+                    importance=cue.importance,
+                    attention=initial_attention(cue.importance, cue.at),
+                    tier=tier_for(cue.importance, self._tiers),
+                    belief=belief,
+                    embedding=impression.embedding,
+                    accessed_at=cue.at,
+                )
+            )
+            link = Link(type=LinkType.INFERRED_FROM, source=memory_id, target=impression.id)
+            plan.linked.append(("Memory", "Impression", link))
+            plan.rewritten["conjectures"] += 1
+
+
+def _hold_again(trail: UpdateTrail, gone: set[str], plan: "_Plan") -> None:
+    """A fact's validity as its remaining UPDATES edges set it."""
+    fact = trail.memory
+    newer = [at for memory_id, at in trail.newer if memory_id not in gone]
+    older = [memory_id for memory_id in trail.older if memory_id not in gone]
+    update = {
+        "valid_until": min(newer, default=None),
+        "valid_from": fact.valid_from if older else None,
+    }
+    if (fact.valid_until, fact.valid_from) != (update["valid_until"], update["valid_from"]):
+        plan.replace(fact.model_copy(update=update))
+        plan.rewritten["facts"] += 1
+
+
+@dataclass
+class _Plan:
+    """A Forgetting as it is worked out, and what it rewrites, counted by kind."""
+
+    deleted: list[tuple[str, str]]
+    replaced: list[Node] = field(default_factory=list)
+    added: list[Memory] = field(default_factory=list)
+    unlinked: list[tuple[str, str, Link]] = field(default_factory=list)
+    linked: list[tuple[str, str, Link]] = field(default_factory=list)
+    rewritten: Counter[str] = field(default_factory=Counter)
+
+    def replace(self, node: Node) -> None:
+        """Add a new version of a kept node."""
+        self.replaced.append(node)
