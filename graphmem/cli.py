@@ -1,7 +1,8 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: health, export, import, forget-owner, `demo` (a short conversation that shows every
-mechanism) and `mcp` (the MCP server).
+The others: health, forget (messages, with what derives from them), export, import,
+forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
+server).
 
 `import-history` reads a user's old chats in either of two formats, told apart by the file's
 first character that is not whitespace. `{` starts JSON lines of messages, read as `observe`
@@ -601,7 +602,32 @@ def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
     print_counts(counts, out)
 
 
-def run_forget(settings: Settings, owner: str, out: TextIO) -> None:
+def run_forget_messages(
+    settings: Settings, owner: str, message_ids: Sequence[str], as_json: bool, out: TextIO
+) -> None:
+    """Forget messages one by one with what derives from them; say what went and was rewritten."""
+    with GraphMem.open(settings) as memory:
+        for message_id in message_ids:
+            forgotten = memory.forget_message(owner, message_id)
+            if as_json:
+                print(json.dumps(forgotten.model_dump(mode="json"), ensure_ascii=False), file=out)
+            elif not forgotten.found:
+                print(f"message {message_id} of {owner}: not stored, nothing to forget", file=out)
+            else:
+                deleted = ", ".join(
+                    f"{label} {count}" for label, count in forgotten.deleted.items()
+                )
+                rewritten = ", ".join(
+                    f"{kind} {count}" for kind, count in forgotten.rewritten.items()
+                )
+                print(
+                    f"forgot message {message_id} of {owner}: deleted {deleted};"
+                    f" derived again: {rewritten or 'nothing'}",
+                    file=out,
+                )
+
+
+def run_forget_owner(settings: Settings, owner: str, out: TextIO) -> None:
     """Delete everything of one owner and show, by counting, that nothing is left."""
     with GraphMem.open(settings) as memory:
         before = memory.statistics(owner)
@@ -702,6 +728,31 @@ def add_demo(
         choices=sorted(LANGUAGES),
         default=default_language(os.environ),
         help="tell it in English or Chinese (default: the locale's language, else en)",
+    )
+
+
+def add_forgetting(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", owned: argparse.ArgumentParser
+) -> None:
+    """Add the forget and forget-owner commands and their arguments."""
+    forget = commands.add_parser(
+        "forget",
+        parents=[owned],
+        help="delete messages and what derives only from them; rewrite what they shared",
+    )
+    forget.add_argument(
+        "--message",
+        action="append",
+        required=True,
+        metavar="ID",
+        help="the message id to forget (repeat for several)",
+    )
+    forget.add_argument("--json", action="store_true", help="one JSON line per message")
+    forget_owner = commands.add_parser(
+        "forget-owner", parents=[owned], help="delete everything of one owner, and count"
+    )
+    forget_owner.add_argument(
+        "--yes", action="store_true", required=True, help="confirm the deletion"
     )
 
 
@@ -807,10 +858,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, help="file to write (default: stdout)")
     load = commands.add_parser("import", parents=[common], help="load JSON lines written by export")
     load.add_argument("file", nargs="?", type=Path, help="JSON lines (default: stdin)")
-    forget = commands.add_parser(
-        "forget-owner", parents=[owned], help="delete everything of one owner, and count"
-    )
-    forget.add_argument("--yes", action="store_true", required=True, help="confirm the deletion")
+    add_forgetting(commands, owned)
     server = commands.add_parser(
         "mcp",
         parents=[common],
@@ -873,8 +921,10 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":
         run_import(settings, input_lines(arguments.file), out)
+    elif command == "forget":
+        run_forget_messages(settings, arguments.owner, arguments.message, arguments.json, out)
     elif command == "forget-owner":
-        run_forget(settings, arguments.owner, out)
+        run_forget_owner(settings, arguments.owner, out)
     else:
         from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
 

@@ -1,4 +1,4 @@
-"""`graphmem mcp`: observe, recall and consolidate as tools of a Model Context Protocol server."""
+"""`graphmem mcp`: observe, recall, consolidate and forget_message as tools of an MCP server."""
 
 import inspect
 import json
@@ -14,7 +14,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
-from graphmem.memory import MAX_RECALL, GraphMem, Observation, Recall, SleepReport
+from graphmem.memory import MAX_RECALL, Forgotten, GraphMem, Observation, Recall, SleepReport
 from graphmem.model import check_owner
 
 try:
@@ -41,7 +41,8 @@ Long-term memory of the conversations with the user, kept as a graph.
 Call observe with every message of the conversation (the user's and yours), each with its own
 message id, or observe_many with several at once (a message and your answer, or a history);
 call recall before you answer, with the question or topic as the query; call consolidate now
-and then (nightly) to summarise, settle beliefs and let old memories sink."""
+and then (nightly) to summarise, settle beliefs and let old memories sink; call forget_message
+when the user asks you to forget something they said."""
 
 OwnerArgument = Annotated[
     str | None,
@@ -207,6 +208,21 @@ class MemoryTools:
         with self._call():
             return self._memory.consolidate(self._whose(owner))
 
+    def forget_message(
+        self,
+        message_id: Annotated[str, Field(description="the id the message was observed with")],
+        *,
+        owner: OwnerArgument = None,
+    ) -> Forgotten:
+        """Forget a message: delete it and every memory that derives only from it.
+
+        Summaries and events it shared with other messages are written again without it, and
+        impressions it was a cue of lose its part. Returns the nodes deleted per label and what
+        was derived again; found is false when no such message was stored (nothing changes).
+        """
+        with self._call():
+            return self._memory.forget_message(self._whose(owner), message_id)
+
     def close(self) -> None:
         """Close the memory once the call in progress, if any, has finished."""
         with self._lock:
@@ -282,9 +298,10 @@ def _tool(
     title: str,
     *,
     idempotent: bool,
+    destructive: bool = False,
     output: type[BaseModel] | None = None,
 ) -> Tool:
-    """A tool described by its method's docstring, never destructive.
+    """A tool described by its method's docstring.
 
     `output` is the model of the result for a method that builds its result itself (the SDK
     publishes the schema, which clients check).
@@ -294,7 +311,7 @@ def _tool(
         title=title,
         description=inspect.getdoc(function),
         annotations=ToolAnnotations(
-            destructive_hint=False, idempotent_hint=True if idempotent else None
+            destructive_hint=destructive, idempotent_hint=True if idempotent else None
         ),
     )
     if output is not None:
@@ -303,7 +320,7 @@ def _tool(
 
 
 def _server(tools: MemoryTools) -> MCPServer:
-    """The MCP server of the four tools."""
+    """The MCP server of the five tools."""
     scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
     return _Server(
         "graphmem",
@@ -318,6 +335,7 @@ def _server(tools: MemoryTools) -> MCPServer:
             ),
             _tool(tools.recall, "Recall related memories", idempotent=False, output=Recall),
             _tool(tools.consolidate, "Consolidate (sleep job)", idempotent=True),
+            _tool(tools.forget_message, "Forget a message", idempotent=True, destructive=True),
         ],
     )
 

@@ -19,11 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import SecretStr
 
+import graphmem.cli
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
+from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, ModelError
-from graphmem.memory import GraphMem
+from graphmem.memory import Forgotten, GraphMem
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.sleep import dialogue
@@ -398,3 +400,25 @@ def test_no_file_of_the_embedded_store_keeps_a_forgotten_text(
     reopened = NetworkXStore.open(path)
     assert [node.id for node in reopened.export(owner).nodes if isinstance(node, Turn)] == ["paris"]
     reopened.close()
+
+
+def test_the_command_line_forgets_messages_and_says_what_went(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.observe("ann", "My throat hurts.", message_id="throat", at=START)
+        memory.observe("ann", "I live in Paris.", message_id="paris", at=START + HOUR)
+    where = ["--owner", "ann", "--path", str(path)]
+
+    assert graphmem.cli.main(["forget", *where, "--message", "throat", "--message", "nope"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "forgot message throat of ann: deleted Turn 1, Memory 2, Impression 1;"
+        " derived again: nothing",
+        "message nope of ann: not stored, nothing to forget",
+    ]
+    assert graphmem.cli.main(["forget", *where, "--message", "paris", "--json"]) == 0
+    [line] = capsys.readouterr().out.splitlines()
+    assert Forgotten.model_validate_json(line).deleted == {"Turn": 1, "Memory": 1}
+    assert graphmem.cli.main(["forget", "--owner", "", "--message", "x", "--path", str(path)]) == 1
+    assert "owner '' is not 1-128 characters" in capsys.readouterr().err

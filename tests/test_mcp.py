@@ -115,7 +115,18 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             assert session.instructions is not None
             assert f"serves owner {owner} only" in session.instructions
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"observe", "observe_many", "recall", "consolidate"}
+        assert set(tools) == {"observe", "observe_many", "recall", "consolidate", "forget_message"}
+        forget = tools["forget_message"]
+        assert forget.input_schema["required"] == ["message_id"]
+        assert forget.annotations is not None
+        assert forget.annotations.destructive_hint is True
+        assert not any(
+            tool.annotations and tool.annotations.destructive_hint
+            for name, tool in tools.items()
+            if name != "forget_message"
+        )
+        assert forget.output_schema is not None
+        assert {"found", "deleted", "rewritten"} <= set(forget.output_schema["properties"])
         observe, recall, consolidate = tools["observe"], tools["recall"], tools["consolidate"]
         assert observe.input_schema["required"] == ["text", "message_id"]
         arguments = observe.input_schema["properties"]
@@ -231,7 +242,19 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             rerun = structured(await session.call_tool("consolidate", {"owner": owner}))
             assert rerun["model_calls"] == {}  # nothing new, so no model call
 
+            forgotten = structured(
+                await session.call_tool("forget_message", {"owner": owner, "message_id": "m2"})
+            )
+            assert forgotten["found"] is True
+            assert forgotten["deleted"]["Turn"] == 1
+            assert forgotten["rewritten"]["summaries"] == 1  # the summary of m1 and m2
+            again = structured(
+                await session.call_tool("forget_message", {"owner": owner, "message_id": "m2"})
+            )
+            assert again["found"] is False
+
     run(scenario)
+    assert [turn.id for turn in turns_of(launch.open_store(), owner)] == ["m1"]
 
 
 def test_observe_many_stores_a_batch_at_once_or_nothing_of_it(launch: Launch, owner: str) -> None:
