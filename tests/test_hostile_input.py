@@ -48,6 +48,7 @@ from graphmem.model import (
     MAX_TEXT_CHARS,
     NODE_LABELS,
     Impression,
+    Link,
     LinkType,
     Memory,
     Turn,
@@ -295,7 +296,8 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
 """The property keys each label may have on Neo4j: the model's fields, attention flattened (and
 the owner's Owner node, its write lock, which holds its owner only)."""
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
-LINK_PROPERTIES = {"weight", "sufficiency"}
+LINK_PROPERTIES = set(Link.model_fields) - {"type", "source", "target"}
+"""What an edge may carry (weight, sufficiency, a cue's belief)."""
 
 
 @dataclass
@@ -741,6 +743,13 @@ def test_hostile_input_through_the_api(
         attempt(tally, "consolidate", partial(memory.consolidate, owner), ("owner",), stored=True)
         slept = model_injections(run.check_export(), owner, {})
         tally.note("injection", *[line for line in slept if "first-hand" not in line])
+        for case in IDS:  # forgotten again: every other turn stays, verbatim
+            forget = partial(memory.forget_message, owner, case.value)
+            forgotten = attempt(tally, f"forget_message of id {case}", forget, ("id",), case.stored)
+            if forgotten is not None and not forgotten.found:
+                tally.note("wrong", f"forget_message of id {case}: the message was not found")
+            run.sent.pop(case.value, None)
+        run.check_export()
         observe_at_the_limit(memory, limit, tally)
 
         # Nothing reached the bystander, the schema, or an owner that was refused.
