@@ -390,13 +390,14 @@ def test_no_file_of_the_embedded_store_keeps_a_forgotten_text(
     embedder: CachedEmbedder, owner: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "graph.json"
-    memory = GraphMem(NetworkXStore.open(path), embedder)
+    store = NetworkXStore.open(path)
+    memory = GraphMem(store, embedder)
     memory.observe(owner, "My secret is the blue door.", message_id="secret", at=START)
     memory.observe(owner, "I live in Paris.", message_id="paris", at=START + HOUR)
     memory.forget_message(owner, "secret")
     files = [file for file in tmp_path.iterdir() if file.is_file()]
     assert not [file.name for file in files if "blue door" in file.read_text(errors="replace")]
-    memory.close()
+    store.close()  # the store only: the embedder is the session's
     reopened = NetworkXStore.open(path)
     assert [node.id for node in reopened.export(owner).nodes if isinstance(node, Turn)] == ["paris"]
     reopened.close()
