@@ -10,7 +10,9 @@ as it does offline and the calls are those a real model would get. Two ways:
 - import: the whole month in one `observe_many` (chunks of OBSERVE_CHUNK turns), then one sleep
   job, as `graphmem import-history` does.
 Calls, prompt tokens and completion tokens come from the endpoint's accounting; the stand-in
-counts tokens with the XLM-R tokenizer of the offline embedder (messages and schema as sent).
+counts tokens with the XLM-R tokenizer of the offline embedder (the messages as sent, the
+schema among them; a server that also renders the response format's schema for the model, as
+OpenAI's does, reads it twice).
 """
 
 import argparse
@@ -36,9 +38,8 @@ def stand_in_model(embedder: E5Embedder) -> Any:
     offline = OfflineCognition()
 
     def answer(body: dict[str, Any]) -> Reply:
-        schema = body["response_format"]["json_schema"]
         answered = offline_answer(offline, body)
-        sent = json.dumps(body["messages"], ensure_ascii=False) + json.dumps(schema["schema"])
+        sent = json.dumps(body["messages"], ensure_ascii=False)  # the schema is in the prompt
         return chat_reply(
             answered,
             prompt_tokens=embedder.count_tokens(sent),

@@ -307,21 +307,25 @@ class OpenAIEndpoint:
         *,
         by_schema: bool,
     ) -> "ChatCompletion":
-        """Send one completion request asking for JSON by schema, or as a JSON object."""
-        sent = list(messages)
+        """Send one completion request asking for JSON by schema, or as a JSON object.
+
+        The schema is in the prompt either way: many servers (llama.cpp's, vLLM) use a
+        `json_schema` response format only to constrain the output, so without it the model
+        would never read the fields' descriptions, which are half of each task's prompt.
+        """
+        told = json.dumps(schema, ensure_ascii=False)
+        sent: list[ChatCompletionMessageParam] = [
+            {
+                "role": "system",
+                "content": f"Answer with a JSON object that follows this JSON schema: {told}",
+            },
+            *messages,
+        ]
         response_format: ResponseFormat = {
             "type": "json_schema",
             "json_schema": {"name": output.__name__, "schema": schema},
         }
         if not by_schema:
-            told = json.dumps(schema, ensure_ascii=False)
-            sent.insert(
-                0,
-                {
-                    "role": "system",
-                    "content": f"Answer with a JSON object that follows this JSON schema: {told}",
-                },
-            )
             response_format = {"type": "json_object"}
         return self._call(
             operation,

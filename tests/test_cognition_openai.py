@@ -68,7 +68,10 @@ def test_a_valid_answer_is_typed_and_counted() -> None:
     body = request["body"]
     assert body["model"] == "scripted-model"
     assert body["response_format"]["json_schema"]["schema"]["properties"]["score"]["maximum"] == 10
-    system, user = body["messages"]
+    told, system, user = body["messages"]
+    assert told["content"].startswith("Answer with a JSON object that follows this JSON schema:")
+    assert '"description"' in told["content"]  # the fields' descriptions, which servers that
+    # only constrain the output by the schema would never show the model otherwise
     assert "language the user wrote in" in system["content"]
     assert json.loads(user["content"])["item"] == "桌上有半杯牛奶。"
     assert endpoint.accounting.by_operation() == {
