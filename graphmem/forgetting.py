@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from graphmem.cognition.base import Cognition, EventTag, EventUpdate
 from graphmem.embedding import Embedder
 from graphmem.ids import conjecture_id, observation_id
-from graphmem.mechanisms.attention import initial_attention
-from graphmem.mechanisms.impressions import ImpressionPolicy, replayed
-from graphmem.mechanisms.tiers import TierPolicy, tier_for
+from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory, replayed
+from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn, fit_text
 from graphmem.sleep import dialogue, news
 from graphmem.store.base import (
@@ -88,7 +87,7 @@ class Forget:
         kept = [source for source in item.turns if source.id != turn.id]
         text = self._cognition.summarise_dialogue(dialogue(kept)).summary
         [embedding] = self._embedder.embed([text], "passage")
-        plan.replace(
+        plan.replaced.append(
             Memory.model_validate(
                 {**item.memory.model_dump(), "text": text, "embedding": embedding}
             )
@@ -162,7 +161,7 @@ class Forget:
         assert told is not None
         _summary, _kept, latest = developments[-1]
         [embedding] = self._embedder.embed([news(told.title, latest)], "passage")
-        plan.replace(Event.model_validate({**told.model_dump(), "embedding": embedding}))
+        plan.replaced.append(Event.model_validate({**told.model_dump(), "embedding": embedding}))
         kept_members = set(members) - gone
         plan.unlinked += [
             ("Memory", "Event", Link(type=LinkType.PART_OF, source=member, target=event.id))
@@ -196,7 +195,7 @@ class Forget:
             ]
             return
         after, made = replayed(impression, kept, self._impressions)
-        plan.replace(after)
+        plan.replaced.append(after)
         plan.rewritten["impressions"] += 1
         beliefs = {
             conjecture_id(impression.owner, cue.turn, impression.id): (cue, belief)
@@ -206,25 +205,22 @@ class Forget:
             if conjecture.id not in beliefs:
                 plan.deleted.append(("Memory", conjecture.id))
             elif conjecture.belief != beliefs[conjecture.id][1]:
-                plan.replace(conjecture.model_copy(update={"belief": beliefs[conjecture.id][1]}))
+                plan.replaced.append(
+                    conjecture.model_copy(update={"belief": beliefs[conjecture.id][1]})
+                )
                 plan.rewritten["conjectures"] += 1
         stored = {conjecture.id for conjecture in trail.conjectures}
         for memory_id, (cue, belief) in beliefs.items():
             if memory_id in stored:
                 continue
             plan.added.append(
-                Memory(
-                    id=memory_id,
-                    owner=impression.owner,
-                    text=impression.text,
-                    created_at=cue.at,
-                    kind=MemoryKind.CONJECTURE,
+                conjecture_memory(
+                    impression,
+                    cue.turn,
+                    cue.at,
                     importance=cue.importance,
-                    attention=initial_attention(cue.importance, cue.at),
-                    tier=tier_for(cue.importance, self._tiers),
                     belief=belief,
-                    embedding=impression.embedding,
-                    accessed_at=cue.at,
+                    tiers=self._tiers,
                 )
             )
             link = Link(type=LinkType.INFERRED_FROM, source=memory_id, target=impression.id)
@@ -242,7 +238,7 @@ def _hold_again(trail: UpdateTrail, gone: set[str], plan: "_Plan") -> None:
         "valid_from": fact.valid_from if older else None,
     }
     if (fact.valid_until, fact.valid_from) != (update["valid_until"], update["valid_from"]):
-        plan.replace(fact.model_copy(update=update))
+        plan.replaced.append(fact.model_copy(update=update))
         plan.rewritten["facts"] += 1
 
 
@@ -256,7 +252,3 @@ class _Plan:
     unlinked: list[tuple[str, str, Link]] = field(default_factory=list)
     linked: list[tuple[str, str, Link]] = field(default_factory=list)
     rewritten: Counter[str] = field(default_factory=Counter)
-
-    def replace(self, node: Node) -> None:
-        """Add a new version of a kept node."""
-        self.replaced.append(node)

@@ -36,7 +36,7 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
 from graphmem.forgetting import Forget
-from graphmem.ids import conjecture_id, impression_id, knowledge_id, observation_id
+from graphmem.ids import impression_id, knowledge_id, observation_id
 from graphmem.mechanisms.attention import (
     WORKING_MEMORY,
     AttentionPolicy,
@@ -45,7 +45,7 @@ from graphmem.mechanisms.attention import (
 )
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
-from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory
 from graphmem.mechanisms.tiers import TierPolicy, depth_for, tier_for
 from graphmem.model import (
     MAX_TEXT_CHARS,
@@ -1219,18 +1219,13 @@ class GraphMem:
             half_life_days=item.half_life_days,
             embedding=embedding,
         )
-        conjecture = Memory(
-            id=conjecture_id(turn.owner, turn.id, impression.id),
-            owner=turn.owner,
-            text=item.statement,
-            created_at=turn.created_at,
-            kind=MemoryKind.CONJECTURE,
+        conjecture = conjecture_memory(
+            impression,
+            turn.id,
+            turn.created_at,
             importance=memory.importance,
-            attention=memory.attention,
-            tier=memory.tier,
             belief=item.belief,
-            embedding=embedding,
-            accessed_at=turn.created_at,
+            tiers=self._tiers,
         )
         return Impressed(impression=impression, conjecture=conjecture)
 

@@ -14,7 +14,10 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.model import Impression, Moment
+from graphmem.ids import conjecture_id
+from graphmem.mechanisms.attention import initial_attention
+from graphmem.mechanisms.tiers import TierPolicy, tier_for
+from graphmem.model import Impression, Memory, MemoryKind, Moment
 
 
 class ImpressionPolicy(BaseModel):
@@ -58,6 +61,35 @@ def accumulated(
         }
     )
     return after, conjectures
+
+
+def conjecture_memory(
+    impression: Impression,
+    turn: str,
+    at: datetime,
+    *,
+    importance: float,
+    belief: float,
+    tiers: TierPolicy,
+) -> Memory:
+    """The conjecture an impression makes when a turn's cue tips it over the threshold.
+
+    It takes the cue memory's importance with the attention and tier that importance first
+    gave it, the impression's text and embedding, and the belief it was tipped to.
+    """
+    return Memory(
+        id=conjecture_id(impression.owner, turn, impression.id),
+        owner=impression.owner,
+        text=impression.text,
+        created_at=at,
+        kind=MemoryKind.CONJECTURE,
+        importance=importance,
+        attention=initial_attention(importance, at),
+        tier=tier_for(importance, tiers),
+        belief=belief,
+        embedding=impression.embedding,
+        accessed_at=at,
+    )
 
 
 class Cue(BaseModel):
