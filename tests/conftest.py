@@ -1,16 +1,24 @@
 """Fixtures: a real Neo4j started through scripts/neo4j, and store tests run on both stores."""
 
+import multiprocessing
 import os
 import shutil
 import subprocess
+import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 from pydantic import SecretStr
 
+import graphmem.cli
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
 from graphmem.store.base import Store
@@ -24,6 +32,75 @@ DIMENSIONS = E5Embedder.dimensions
 def clean_env() -> dict[str, str]:
     """The tests' environment without GRAPHMEM_* settings, as on a newcomer's machine."""
     return {key: value for key, value in os.environ.items() if not key.startswith("GRAPHMEM_")}
+
+
+FORKS = multiprocessing.get_context("forkserver")
+"""Processes forked from a server that has imported graphmem once: each is a real process
+(SIGKILL kills it as it would `python -m graphmem`) that starts without a second of imports."""
+FORKS.set_forkserver_preload(["graphmem.cli", "tests.conftest"])
+
+
+def _graphmem_in_fork(
+    arguments: list[str], environment: dict[str, str], out: Connection, folder: str
+) -> None:
+    """The forked process: `python -m graphmem ARGUMENTS` with this environment, its standard
+    output to `out`, its standard input and error the files stdin and stderr in `folder`."""
+    os.environ.clear()
+    os.environ.update(environment)
+    os.dup2(out.fileno(), sys.stdout.fileno())
+    out.close()
+    with open(Path(folder) / "stderr", "w") as errors:
+        os.dup2(errors.fileno(), sys.stderr.fileno())
+    sys.stdin = open(Path(folder) / "stdin", encoding="utf-8")  # noqa: SIM115 (read until exit)
+    sys.exit(graphmem.cli.main(arguments))
+
+
+@dataclass(frozen=True)
+class Forked:
+    """A `graphmem` command running in a forked process: the process and its standard output."""
+
+    process: BaseProcess
+    out: TextIO
+    errors: Path
+    """The file of its standard error, there while the run is."""
+
+
+@contextmanager
+def forked_graphmem(
+    arguments: list[str], environment: dict[str, str], stdin: str = ""
+) -> Iterator[Forked]:
+    """Run `graphmem ARGUMENTS` in a forked process, as `python -m graphmem` with this
+    environment would; it is killed with SIGKILL if it still runs at the end."""
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "stdin").write_text(stdin, encoding="utf-8")
+        (Path(folder) / "stderr").touch()
+        reader, writer = FORKS.Pipe(duplex=False)
+        process = FORKS.Process(
+            target=_graphmem_in_fork, args=(arguments, environment, writer, folder)
+        )
+        process.start()
+        writer.close()  # the child holds the only writing end: its exit ends the output
+        try:
+            with open(os.dup(reader.fileno()), encoding="utf-8") as out:
+                reader.close()
+                yield Forked(process, out, Path(folder) / "stderr")
+        finally:
+            if process.is_alive():
+                process.kill()
+            process.join()
+
+
+def run_forked(
+    arguments: list[str], environment: dict[str, str], stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run `graphmem ARGUMENTS` to the end in a forked process: its exit code and output."""
+    with forked_graphmem(arguments, environment, stdin) as forked:
+        output = forked.out.read()
+        forked.process.join()
+        errors = forked.errors.read_text()
+    code = forked.process.exitcode
+    assert code is not None
+    return subprocess.CompletedProcess(arguments, code, output, errors)
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ the client's retries, which stops the sleep job until it is run again.
 """
 
 import json
+import os
 import random
-import subprocess
-import sys
+import signal
 import threading
 from collections import Counter
 from datetime import timedelta
@@ -36,7 +36,7 @@ from graphmem.testing import (
     scripted_openai_server,
 )
 
-from .conftest import Neo4jServer, clean_env
+from .conftest import Forked, Neo4jServer, clean_env, forked_graphmem, run_forked
 from .test_sleep_crash import CONVERSATION, JOB_AT, START, canonical, check_counts, observe_all
 from .test_store_sleep import rounded
 
@@ -107,22 +107,28 @@ def memory_through(server: ScriptedServer, store: Store, embedder: CachedEmbedde
     return GraphMem(store, embedder, OpenAICognition(endpoint, "offline-model"))
 
 
+@pytest.fixture(scope="module")
+def fault_free(embedder: CachedEmbedder, tmp_path_factory: pytest.TempPathFactory) -> OwnerGraph:
+    """The conversation and the sleep job through the model server without faults (on the
+    embedded store): the graph that the runs with faults must end in, on either store."""
+    reference_store = NetworkXStore.open(tmp_path_factory.mktemp("fault-free") / "graph.json")
+    with scripted_openai_server(OfflineModel()) as server:
+        reference = memory_through(server, reference_store, embedder)
+        observe_all(reference, "fault-free")
+        reference.consolidate("fault-free", at=JOB_AT)
+    expected = reference_store.export("fault-free")
+    reference_store.close()
+    check_counts(expected)
+    return expected
+
+
 def test_model_errors_garbage_and_hangs_during_the_sleep_job_change_nothing(
     store: Store,
     embedder: CachedEmbedder,
+    fault_free: OwnerGraph,
     owner: str,
-    tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    reference_store = NetworkXStore.open(tmp_path / "reference.json")
-    with scripted_openai_server(OfflineModel()) as server:
-        reference = memory_through(server, reference_store, embedder)
-        observe_all(reference, owner)
-        reference.consolidate(owner, at=JOB_AT)
-    expected = reference_store.export(owner)
-    reference_store.close()
-    check_counts(expected)
-
     model = OfflineModel()
     with scripted_openai_server(model) as server:
         memory = memory_through(server, store, embedder)
@@ -139,7 +145,7 @@ def test_model_errors_garbage_and_hangs_during_the_sleep_job_change_nothing(
     assert set(model.faults) == {"error", "garbage", "hang"}
     assert model.faults["error"] > 10  # the burst of ten stopped the job once
     assert stopped >= 1
-    assert rounded(canonical(store.export(owner))) == rounded(canonical(expected))
+    assert rounded(canonical(store.export(owner))) == rounded(canonical(fault_free))
     with capsys.disabled():
         print(
             f"\nmodel faults in the sleep job: {dict(model.faults)},"
@@ -165,29 +171,34 @@ def messages_file(path: Path) -> Path:
     return path
 
 
-def run_to_the_end(
-    command: list[str], environment: dict[str, str], restart_after: int | None, server: Neo4jServer
-) -> int:
-    """Run a CLI command; restart Neo4j after it printed `restart_after` lines; run it again
-    until it succeeds. Returns how many runs failed."""
+def run_to_the_end(command: list[str], environment: dict[str, str]) -> int:
+    """Run a CLI command again until it succeeds, each failure because Neo4j was away.
+
+    Returns how many runs failed."""
     failed = 0
-    while True:
-        with subprocess.Popen(
-            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        ) as process:
-            assert process.stdout is not None
-            if restart_after is not None:
-                for _line in range(restart_after):
-                    process.stdout.readline()
-                server.script("restart")
-                restart_after = None
-            _out, errors = process.communicate()
-        if process.returncode == 0:
-            return failed
-        assert "Traceback" not in errors
-        assert "Neo4j could not be reached" in errors, errors
+    while (done := run_forked(command, environment)).returncode != 0:
+        check_unreachable(done.stderr)
         failed += 1
         assert failed < 3
+    return failed
+
+
+def check_unreachable(errors: str) -> None:
+    """A failed run says, without a traceback, that Neo4j could not be reached."""
+    assert "Traceback" not in errors
+    assert "Neo4j could not be reached" in errors, errors
+
+
+def under_way(run: Forked) -> None:
+    """Wait until a forked graphmem process has printed three lines."""
+    for _line in range(3):
+        assert run.out.readline()
+
+
+def send(run: Forked, signal_number: int) -> None:
+    """Send a signal to a forked graphmem process."""
+    assert run.process.pid is not None
+    os.kill(run.process.pid, signal_number)
 
 
 @pytest.mark.neo4j
@@ -203,27 +214,47 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
         "GRAPHMEM_NEO4J_URI": neo4j_server.uri,
         "GRAPHMEM_NEO4J_PASSWORD": neo4j_server.password.get_secret_value(),
     }
-    graphmem = [sys.executable, "-m", "graphmem"]
-    graphs = []
+
+    def observe(whom: str) -> list[str]:
+        # Batches of five: the restart comes after the first batch, with more to write.
+        return ["observe", "--owner", whom, str(messages), "--batch", "5"]
+
+    def job(whom: str) -> list[str]:
+        return ["consolidate", "--owner", whom, "--at", JOB_AT.isoformat(), "--log-every", "1"]
+
+    calm, ingested, slept = f"{owner}-calm", f"{owner}-ingested", f"{owner}-slept"
     failed_runs = 0
-    for whom, restart in ((owner + "-calm", None), (owner, 3)):
-        observe = [*graphmem, "observe", "--owner", whom, str(messages)]
-        failed_runs += run_to_the_end(observe, environment, restart, neo4j_server)
-        job = [*graphmem, "consolidate", "--owner", whom, "--at", JOB_AT.isoformat()]
-        job += ["--log-every", "1"]
-        failed_runs += run_to_the_end(job, environment, restart, neo4j_server)
-        store = neo4j_server.store()
-        graphs.append(store.export(whom))
-        store.close()
-    calm, restarted = graphs
-    check_counts(calm)
-    turns = [node.id for node in restarted.nodes if isinstance(node, Turn)]
-    assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
-    assert canonical(restarted) == canonical(calm)
+    for command in (observe(calm), job(calm), observe(slept)):
+        failed_runs += run_to_the_end(command, environment)
+    # One restart for both: the ingestion of one owner, once under way (three lines printed),
+    # is held with SIGSTOP until the sleep job of another is under way too; then both go on and
+    # Neo4j restarts under them.
+    interrupted = {ingested: observe(ingested), slept: job(slept)}
+    with forked_graphmem(interrupted[ingested], environment) as ingestion:
+        under_way(ingestion)
+        send(ingestion, signal.SIGSTOP)
+        with forked_graphmem(interrupted[slept], environment) as sleep:
+            under_way(sleep)
+            send(ingestion, signal.SIGCONT)
+            neo4j_server.script("restart")
+            for whom, run in ((ingested, ingestion), (slept, sleep)):
+                run.process.join()
+                if run.process.exitcode != 0:
+                    check_unreachable(run.errors.read_text())
+                    failed_runs += 1 + run_to_the_end(interrupted[whom], environment)
+    failed_runs += run_to_the_end(job(ingested), environment)
+    store = neo4j_server.store()
+    graphs = {whom: store.export(whom) for whom in (calm, ingested, slept)}
+    store.close()
+    check_counts(graphs[calm])
+    for whom in (ingested, slept):
+        turns = [node.id for node in graphs[whom].nodes if isinstance(node, Turn)]
+        assert sorted(turns) == sorted(f"m{number}" for number in range(len(CONVERSATION)))
+        assert canonical(graphs[whom]) == canonical(graphs[calm]), whom
     with capsys.disabled():
         print(
-            f"\nNeo4j restarted twice (ingestion, sleep job): {failed_runs} runs failed and were"
-            f" run again; {len(turns)} turns, each once; same graph"
+            f"\nNeo4j restarted once during an ingestion and a sleep job: {failed_runs} runs"
+            f" failed and were run again; {len(CONVERSATION)} turns, each once; same graphs"
         )
 
 
@@ -242,7 +273,6 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
         environment["GRAPHMEM_STORE"] = "neo4j"
         environment["GRAPHMEM_NEO4J_URI"] = server.uri
         environment["GRAPHMEM_NEO4J_PASSWORD"] = server.password.get_secret_value()
-    graphmem = [sys.executable, "-m", "graphmem"]
 
     def where(whom: str) -> list[str]:
         return ["--path", str(tmp_path / f"{whom}.json")] if store == "networkx" else []
@@ -265,12 +295,8 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
                 if command == "observe"
                 else ["--at", JOB_AT.isoformat()]
             )
-            subprocess.run(
-                [*graphmem, command, "--owner", whom, *where(whom), *arguments],
-                env=environment,
-                capture_output=True,
-                check=True,
-            )
+            done = run_forked([command, "--owner", whom, *where(whom), *arguments], environment)
+            assert done.returncode == 0, done.stderr
         return stored(whom)
 
     calm = canonical(finish(owner + "-calm"))
@@ -279,16 +305,12 @@ def test_ingestion_killed_at_random_points_loses_and_doubles_nothing(
         whom = f"{owner}-{seed}"
         # Batches of five: the process is killed in the middle of a batch (the line it has
         # printed last ends the batch before), while deriving or writing its memories.
-        command = [*graphmem, "observe", "--owner", whom, *where(whom), str(messages)]
-        command += ["--batch", "5"]
-        with subprocess.Popen(
-            command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
-        ) as process:
-            assert process.stdout is not None
+        command = ["observe", "--owner", whom, *where(whom), str(messages), "--batch", "5"]
+        with forked_graphmem(command, environment) as run:
             observed = random.Random(seed).randrange(len(CONVERSATION))
-            printed = [process.stdout.readline() for _line in range(observed)]
+            printed = [run.out.readline() for _line in range(observed)]
             acknowledged = {line.split(":")[0] for line in printed if not line.startswith(" ")}
-            process.kill()
+            run.process.kill()
             kills.append(observed)
         kept = {node.id for node in stored(whom).nodes if isinstance(node, Turn)}
         assert acknowledged <= kept

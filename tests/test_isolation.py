@@ -12,6 +12,7 @@ owner included. (The MCP server's replies are left to tests/test_mcp.py.)
 
 import uuid
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -259,6 +260,8 @@ class Backend:
             )
         )
         self.opened = 0
+        self.readers = ThreadPoolExecutor(len(OWNER_NAMES))
+        """Reads each owner's graph in a thread of its own."""
 
     def store(self) -> Store:
         """A store for one example (Neo4j's is shared: examples use fresh owners)."""
@@ -292,7 +295,8 @@ class Backend:
         }
 
     def close(self) -> None:
-        """Close Neo4j's store and driver."""
+        """Close Neo4j's store and driver, and the readers."""
+        self.readers.shutdown()
         if self.shared is not None:
             self.shared.close()
         if self.driver is not None:
@@ -486,13 +490,15 @@ class Tenants:
         """
         raw = self.backend.raw_counts(self.owners)
         owners = set(self.memory.owners())
-        for owner in self.owners:
-            graph = self.memory.export(owner)
+        # Reads only, so the owners' exports and counts are read at the same time.
+        reads = self.backend.readers.map(
+            lambda owner: (self.memory.export(owner), self.memory.statistics(owner)), self.owners
+        )
+        for owner, (graph, counts) in zip(self.owners, reads, strict=True):
             if owner != touched:
                 assert graph == self.exports[owner], f"{owner} changed by a step on {touched}"
             self.exports[owner] = graph
             self.check_graph(owner, graph)
-            counts = self.memory.statistics(owner)
             model = self.models[owner]
             assert counts.nodes.get("Session", 0) == len({s for _t, s in model.turns.values()})
             assert {label: n for label, n in counts.nodes.items() if n and label != "Session"} == (
