@@ -60,6 +60,12 @@ class Weighing:
     """The memories found as near as the related facts or nearer, whether they became one or
     not: a fact settled meanwhile among them could have been one."""
 
+    def asks(self, other: "Weighing", beliefs: BeliefPolicy) -> bool:
+        """Whether this weighing asks the same question as another, of the same older facts."""
+        return [old.id for old in self.nearest] == [old.id for old in other.nearest] and (
+            self.comparison(beliefs) == other.comparison(beliefs)
+        )
+
     def comparison(self, beliefs: BeliefPolicy) -> FactComparison:
         """The question of how the fact relates to each older fact."""
         return FactComparison(
@@ -72,6 +78,22 @@ class Weighing:
                 for old in self.nearest
             ],
         )
+
+
+def _commutes(weighing: Weighing, left: list[Weighing]) -> bool:
+    """Whether a fact may be settled before the facts ahead of it that are left for later.
+
+    Settling a fact changes only it and the older facts it is weighed against. A fact left,
+    weighed again later, may then be weighed besides against facts settled before it, which
+    are left too or were settled here; its search finds what it finds now or less.
+    """
+    changed_ahead = {item.fact.id for item in left} | {
+        old.id for item in left for old in item.nearest
+    }
+    changed = {weighing.fact.id} | {old.id for old in weighing.nearest}
+    return weighing.near.isdisjoint(changed_ahead) and all(
+        item.near.isdisjoint(changed) for item in left
+    )
 
 
 def dialogue(turns: Sequence[Turn]) -> Dialogue:
@@ -137,29 +159,31 @@ class Sleep:
     ) -> Counter[str]:
         """Weigh each new fact against older related ones and settle beliefs; count relations.
 
-        Facts are settled one by one in order, as if each were judged alone, but judged up to
-        JUDGE_BATCH at a time in one model call: a fact joins the batch only if none of the
-        memories its search found as near as its older facts or nearer (`Weighing.near`) is a
-        fact of the batch or one that a fact of the batch is weighed against, the only ways
-        settling the batch could change what the fact is weighed against. `done` hears "fact"
-        after each fact.
+        Facts end as if each were judged alone in order, but up to JUDGE_BATCH are judged in one
+        model call. Each fact of a batch is asked about as it would be if the facts before it
+        were settled and changed no belief; the batch is then settled in order, each fact weighed
+        again first. A fact whose question came out otherwise (a fact before it changed a belief
+        it is weighed against), or that does not commute with one left for that reason, is left
+        to the next batch, asked again. `done` hears "fact" after each fact.
         """
         counts: Counter[str] = Counter()
         while facts := self._store.memories_awaiting_consolidation(owner, AWAITING_BATCH):
-            batch: list[Weighing] = []
-            for fact in facts:
-                weighing = self._weighing(owner, fact)
-                touched = {item.fact.id for item in batch} | {
-                    old.id for item in batch for old in item.nearest
-                }
-                dependent = not weighing.near.isdisjoint(touched)
-                if dependent or len(batch) == JUDGE_BATCH:
-                    counts.update(self._settle(owner, batch, now, done))
-                    batch = []
-                if dependent:  # weighed again, after the batch it depended on
-                    weighing = self._weighing(owner, fact)
-                batch.append(weighing)
-            counts.update(self._settle(owner, batch, now, done))
+            while facts:
+                asked: list[Weighing] = []
+                for fact in facts[:JUDGE_BATCH]:
+                    before = frozenset(item.fact.id for item in asked)
+                    asked.append(self._weighing(owner, fact, settled=before))
+                judgements = self._judge(asked)
+                left: list[Weighing] = []
+                for question in asked:
+                    weighing = self._weighing(owner, question.fact)
+                    if weighing.asks(question, self._beliefs) and _commutes(weighing, left):
+                        settled = self._settle(owner, weighing, judgements[question.fact.id], now)
+                        counts.update(settled)
+                        done("fact")
+                    else:
+                        left.append(weighing)
+                facts = [item.fact for item in left] + facts[JUDGE_BATCH:]
         return counts
 
     def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
@@ -251,8 +275,13 @@ class Sleep:
         previous = None if latest is None else latest.id
         return EventChange(event=event, previous=previous, members=members), True
 
-    def _weighing(self, owner: str, fact: Memory) -> Weighing:
-        """A fact with its related older facts: similar to it, or linked to it."""
+    def _weighing(
+        self, owner: str, fact: Memory, settled: frozenset[str] = frozenset()
+    ) -> Weighing:
+        """A fact with its related older facts: similar to it, or linked to it.
+
+        Facts still awaiting consolidation are not older facts unless listed in `settled`.
+        """
         assert fact.embedding is not None
         limit = self._beliefs.related
         # Conjectures and knowledge are found too, so look further than `limit` for facts.
@@ -270,40 +299,39 @@ class Sleep:
             if (
                 memory.id != fact.id
                 and memory.kind in FACT_KINDS
-                and not memory.awaiting_consolidation
+                and (not memory.awaiting_consolidation or memory.id in settled)
             ):
                 related.setdefault(memory.id, memory)
         return Weighing(fact=fact, nearest=list(related.values()), near=frozenset(near - {fact.id}))
 
-    def _settle(
-        self, owner: str, batch: list[Weighing], now: datetime, done: Callable[[str], None]
-    ) -> Counter[str]:
-        """Judge a batch of facts in one model call, then settle and store each in order."""
+    def _judge(self, batch: list[Weighing]) -> dict[str, list[FactJudgement]]:
+        """Each fact's judgements against its older facts, from one model call (or none)."""
         judged = [item for item in batch if item.nearest]
-        verdicts = (
-            self._cognition.judge_facts(
-                FactComparisons(comparisons=[item.comparison(self._beliefs) for item in judged])
-            ).facts
-            if judged
-            else []
+        if not judged:
+            return {item.fact.id: [] for item in batch}
+        verdicts = self._cognition.judge_facts(
+            FactComparisons(comparisons=[item.comparison(self._beliefs) for item in judged])
+        ).facts
+        judgements: dict[str, list[FactJudgement]] = {item.fact.id: [] for item in batch}
+        for item, verdict in zip(judged, verdicts, strict=True):
+            judgements[item.fact.id] = verdict.judgements
+        return judgements
+
+    def _settle(
+        self, owner: str, weighing: Weighing, judgements: list[FactJudgement], now: datetime
+    ) -> Counter[str]:
+        """Settle and store one fact by its judgements; count its relations."""
+        settlement = self._settlement(weighing, judgements)
+        self._store.settle_fact(
+            owner,
+            weighing.fact.id,
+            settlement,
+            now,
+            beliefs=self._beliefs,
+            attention=self._attention,
         )
-        judgements = {
-            item.fact.id: verdict.judgements for item, verdict in zip(judged, verdicts, strict=True)
-        }
-        counts: Counter[str] = Counter()
-        for item in batch:
-            settlement = self._settlement(item, judgements.get(item.fact.id, []))
-            self._store.settle_fact(
-                owner,
-                item.fact.id,
-                settlement,
-                now,
-                beliefs=self._beliefs,
-                attention=self._attention,
-            )
-            counts.update(link.type.value for link in settlement.links)
-            counts["facts"] += 1
-            done("fact")
+        counts = Counter(link.type.value for link in settlement.links)
+        counts["facts"] += 1
         return counts
 
     def _settlement(self, weighing: Weighing, judgements: list[FactJudgement]) -> Settlement:

@@ -49,9 +49,10 @@ KILLS = 3
 class OfflineModel:
     """A model server's answers: the offline cognition's, with faults on a schedule once armed.
 
-    Counting requests from arming: every 7th is a 500, every 11th garbage (the client asks for
-    a repair), every 13th hangs past the client's timeout, and requests 20-29 all fail with 503
-    (more than the client retries: the job stops with a ModelError).
+    Counting requests from arming (the job makes about nine when nothing fails): the second is
+    garbage (the client asks for a repair), the third hangs past the client's timeout, every
+    7th is a 500, and requests 4-13 all fail with 503 (more than the client retries: the job
+    stops with a ModelError until it is run again).
     """
 
     def __init__(self) -> None:
@@ -74,7 +75,8 @@ class OfflineModel:
             if fault is not None:
                 self.faults[fault] += 1
         if fault == "error":
-            return Reply(status=500 if self._count < 20 else 503, body={"error": "scripted"})
+            burst = 4 <= self._count < 14
+            return Reply(status=503 if burst else 500, body={"error": "scripted"})
         if fault == "garbage":
             return chat_reply('{"this is": not json')
         if fault == "hang":
@@ -84,12 +86,12 @@ class OfflineModel:
     @staticmethod
     def _fault(number: int) -> str | None:
         """The fault of the number-th armed request, if any."""
-        if 20 <= number < 30 or number % 7 == 0:
-            return "error"
-        if number % 11 == 0:
+        if number == 2:
             return "garbage"
-        if number % 13 == 0:
+        if number == 3:
             return "hang"
+        if 4 <= number < 14 or number % 7 == 0:
+            return "error"
         return None
 
 
