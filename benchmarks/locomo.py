@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from graphmem.cognition.base import Dialogue, DialogueSummary
+from graphmem.cognition.base import Dialogue, DialogueDigest
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
@@ -463,13 +463,14 @@ class DatasetCognition(OfflineCognition):
         super().__init__()
         self._summaries = summaries
 
-    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
-        """The dataset's summary of the dialogue's session (the offline one if it has none)."""
+    def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
+        """The offline digest, with the dataset's summary of the session where it has one."""
+        digest = super().digest_dialogue(dialogue)
         first = dialogue.lines[0]
         summary = self._summaries.get((first.text, first.at))
         if summary is None:
-            return super().summarise_dialogue(dialogue)
-        return DialogueSummary(summary=summary)
+            return digest
+        return digest.model_copy(update={"summary": summary})
 
 
 def dataset_cognition(conversations: list[Conversation]) -> DatasetCognition:

@@ -19,7 +19,7 @@ only the edges that recorded it go.
 from collections import Counter
 from dataclasses import dataclass, field
 
-from graphmem.cognition.base import Cognition, EventTag, EventUpdate
+from graphmem.cognition.base import Cognition, DialogueDigest, EventTag, EventUpdate
 from graphmem.embedding import Embedder
 from graphmem.ids import conjecture_id, observation_id
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory, replayed
@@ -62,12 +62,12 @@ class Forget:
             or all(source.id == turn.id for source in item.turns)
         }
         plan = _Plan(deleted=[("Memory", memory_id) for memory_id in sorted(gone)])
-        tags: dict[str, list[EventTag]] = {}
+        digests: dict[str, DialogueDigest] = {}
         for item in provenance.memories:
             if item.memory.id not in gone:
-                self._summarise_again(item, turn, plan)
+                self._summarise_again(item, turn, digests, plan)
         for trail in provenance.events:
-            self._tell_again(trail, turn, gone, tags, plan)
+            self._tell_again(trail, turn, gone, digests, plan)
         for impression in provenance.impressions:
             self._accumulate_again(impression, turn, gone, plan)
         for fact in provenance.updates:
@@ -82,10 +82,21 @@ class Forget:
         )
         return forgetting, plan.rewritten
 
-    def _summarise_again(self, item: Sourced, turn: Turn, plan: "_Plan") -> None:
+    def _digest_again(
+        self, summary: Sourced, turn: Turn, digests: dict[str, DialogueDigest]
+    ) -> tuple[list[Turn], DialogueDigest]:
+        """The turns a summary covered besides the forgotten one, and their digest (asked once)."""
+        kept = [source for source in summary.turns if source.id != turn.id]
+        if summary.memory.id not in digests:
+            digests[summary.memory.id] = self._cognition.digest_dialogue(dialogue(kept))
+        return kept, digests[summary.memory.id]
+
+    def _summarise_again(
+        self, item: Sourced, turn: Turn, digests: dict[str, DialogueDigest], plan: "_Plan"
+    ) -> None:
         """A summary written again from the turns it covered besides the forgotten one."""
-        kept = [source for source in item.turns if source.id != turn.id]
-        text = self._cognition.summarise_dialogue(dialogue(kept)).summary
+        _kept, digest = self._digest_again(item, turn, digests)
+        text = digest.summary
         [embedding] = self._embedder.embed([text], "passage")
         plan.replaced.append(
             Memory.model_validate(
@@ -99,21 +110,19 @@ class Forget:
         trail: EventTrail,
         turn: Turn,
         gone: set[str],
-        tags: dict[str, list[EventTag]],
+        digests: dict[str, DialogueDigest],
         plan: "_Plan",
     ) -> None:
         """An event told again from the developments left, or deleted when none is left."""
         event = trail.event
         developments: list[tuple[str, list[Turn], EventTag]] = []
         for summary in trail.developments:
-            kept = [source for source in summary.turns if source.id != turn.id]
-            if summary.memory.id in gone or not kept:
+            if summary.memory.id in gone or all(source.id == turn.id for source in summary.turns):
                 continue
-            if summary.memory.id not in tags:
-                tags[summary.memory.id] = self._cognition.tag_events(dialogue(kept)).events
+            kept, digest = self._digest_again(summary, turn, digests)
             developments += [
                 (summary.memory.id, kept, tag)
-                for tag in tags[summary.memory.id]
+                for tag in digest.events
                 if tag.category == event.category
             ]
         if not developments:

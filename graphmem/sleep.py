@@ -189,8 +189,8 @@ class Sleep:
     def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
         """One chunk: its summary memory, and the events it starts or continues."""
         lines = dialogue(chunk)
-        text = self._cognition.summarise_dialogue(lines).summary
-        tags = self._cognition.tag_events(lines).events
+        digest = self._cognition.digest_dialogue(lines)
+        text = digest.summary
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
         related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)
@@ -209,7 +209,7 @@ class Sleep:
         )
         counts: Counter[str] = Counter(summaries=1)
         changes: dict[str, EventChange] = {}
-        for tag in tags:
+        for tag in digest.events:
             tagged = [chunk[line] for line in tag.lines if 0 <= line < len(chunk)] or chunk
             change, started = self._event_change(
                 owner, tag, tagged, changes.get(tag.category), summary

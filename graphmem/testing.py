@@ -26,8 +26,7 @@ from graphmem.cognition.offline import OfflineCognition
 
 OFFLINE_TASKS: dict[str, tuple[str, type[BaseModel]]] = {
     "AttentionLabel": ("label_attention", AttentionQuestion),
-    "DialogueSummary": ("summarise_dialogue", Dialogue),
-    "EventTags": ("tag_events", Dialogue),
+    "DialogueDigest": ("digest_dialogue", Dialogue),
     "Storyline": ("merge_event", EventUpdate),
     "FactJudgements": ("judge_facts", FactComparisons),
     "Perceptions": ("perceive", PerceptionQuestion),

@@ -92,7 +92,7 @@ def test_the_summary_keeps_the_salient_lines_in_order_and_language() -> None:
             ]
         )
     ]
-    summary = offline.summarise_dialogue(Dialogue(lines=lines)).summary
+    summary = offline.digest_dialogue(Dialogue(lines=lines)).summary
     assert summary == "user: 我嗓子疼，有点发烧。 user: 下周要去上海出差。 user: 我很担心工作。"
 
 
@@ -106,7 +106,7 @@ def test_the_summary_keeps_the_salient_lines_in_order_and_language() -> None:
 )
 def test_events_are_tagged_by_category_with_their_timeliness(lines: list[str]) -> None:
     dialogue = Dialogue(lines=[DialogueLine(speaker="user", text=text, at=NOW) for text in lines])
-    tags = {tag.category: tag for tag in offline.tag_events(dialogue).events}
+    tags = {tag.category: tag for tag in offline.digest_dialogue(dialogue).events}
     assert set(tags) == {"travel", "illness"}
     assert tags["travel"].title == lines[0]
     assert tags["illness"].lines == [1]

@@ -184,17 +184,17 @@ def test_the_response_cache_spares_a_rerun(tmp_path: Path) -> None:
             )
         ]
     )
-    summary = json.dumps({"summary": "The user flies to Disneyland on Friday."})
+    summary = json.dumps({"summary": "The user flies to Disneyland on Friday.", "events": []})
     with scripted_openai_server() as server:
         server.script(chat_reply(summary))
         first, endpoint = cognition(server, cache=cache)
-        assert first.summarise_dialogue(dialogue).summary.startswith("The user flies")
+        assert first.digest_dialogue(dialogue).summary.startswith("The user flies")
         endpoint.close()
         rerun, endpoint = cognition(server, cache=cache)
-        assert rerun.summarise_dialogue(dialogue).summary.startswith("The user flies")
+        assert rerun.digest_dialogue(dialogue).summary.startswith("The user flies")
         endpoint.close()
     assert len(server.requests) == 1
-    usage = endpoint.accounting.by_operation()["summarise_dialogue"]
+    usage = endpoint.accounting.by_operation()["digest_dialogue"]
     assert (usage.calls, usage.requests, usage.cache_hits) == (1, 0, 1)
 
 
@@ -223,11 +223,11 @@ def test_concurrent_calls_are_bounded() -> None:
 
 def test_a_blank_summary_is_invalid_and_an_overlong_one_is_cut() -> None:
     dialogue = Dialogue(lines=[DialogueLine(speaker="user", text="Hi.", at=AT)])
-    overlong = json.dumps({"summary": "word " * 30_000})
+    overlong = json.dumps({"summary": "word " * 30_000, "events": []})
     with scripted_openai_server() as server:
-        server.script(chat_reply('{"summary": " \\n "}'), chat_reply(overlong))
+        server.script(chat_reply('{"summary": " \\n ", "events": []}'), chat_reply(overlong))
         model, endpoint = cognition(server)
-        summary = model.summarise_dialogue(dialogue).summary
+        summary = model.digest_dialogue(dialogue).summary
         endpoint.close()
     assert "text is empty" in server.requests[1]["body"]["messages"][-1]["content"]
     assert len(summary) == MAX_TEXT_CHARS

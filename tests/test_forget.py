@@ -176,7 +176,7 @@ def check_derived_again(graph: OwnerGraph, forgotten: set[str]) -> None:
         if isinstance(node, Memory) and node.kind is MemoryKind.SUMMARY:
             chunk = sorted(covered[node.id], key=lambda turn: (turn.created_at, turn.id))
             assert not {turn.id for turn in chunk} & forgotten
-            assert node.text == OfflineCognition().summarise_dialogue(dialogue(chunk)).summary
+            assert node.text == OfflineCognition().digest_dialogue(dialogue(chunk)).summary
     members = {link.target for _a, _b, link in graph.links if link.type is LinkType.PART_OF}
     assert {node.id for node in graph.nodes if isinstance(node, Event)} <= members
 
@@ -364,7 +364,7 @@ def test_a_model_failure_changes_nothing(
             cache=None,
         )
         failing = GraphMem(store, embedder, OpenAICognition(endpoint, "down-model"))
-        with pytest.raises(ModelError, match="summarise_dialogue"):
+        with pytest.raises(ModelError, match="digest_dialogue"):
             failing.forget_message(owner, "a")
         endpoint.close()
     assert store.export(owner) == before

@@ -117,20 +117,6 @@ class Dialogue(Question):
     lines: list[DialogueLine]
 
 
-class DialogueSummary(Answer):
-    """The substance of a dialogue."""
-
-    summary: NodeText = Field(
-        description="The substance of the dialogue in at most four sentences: what the user"
-        " said, did, felt or plans. Leave out greetings and small talk."
-    )
-
-
-SUMMARISE_DIALOGUE = Task(
-    "summarise_dialogue", "You summarise the substance of a dialogue.", DialogueSummary
-)
-
-
 class EventTag(Answer):
     """A major event (an experience or activity of the user) that a dialogue mentions."""
 
@@ -152,19 +138,24 @@ class EventTag(Answer):
     )
 
 
-class EventTags(Answer):
-    """The major events a dialogue mentions."""
+class DialogueDigest(Answer):
+    """The substance of a dialogue and the major events it mentions."""
 
+    summary: NodeText = Field(
+        description="The substance of the dialogue in at most four sentences: what the user"
+        " said, did, felt or plans. Leave out greetings and small talk."
+    )
     events: list[EventTag] = Field(
         description="The user's major experiences or activities in this dialogue (trips,"
         " illnesses, projects, celebrations...); empty when there are none."
     )
 
 
-TAG_EVENTS = Task(
-    "tag_events",
-    "You tag the major events (the user's experiences and activities) of a dialogue.",
-    EventTags,
+DIGEST_DIALOGUE = Task(
+    "digest_dialogue",
+    "You summarise the substance of a dialogue and tag the major events (the user's experiences"
+    " and activities) it mentions.",
+    DialogueDigest,
 )
 
 
@@ -374,11 +365,8 @@ class Cognition(Protocol):
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Score the attention a new item deserves, in the light of its working memory."""
 
-    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
-        """Summarise the substance of a dialogue."""
-
-    def tag_events(self, dialogue: Dialogue) -> EventTags:
-        """Tag the major events a dialogue mentions."""
+    def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
+        """Summarise the substance of a dialogue and tag the major events it mentions."""
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
@@ -402,15 +390,10 @@ class CountedCognition:
         self.calls[LABEL_ATTENTION.name] += 1
         return self.inner.label_attention(question)
 
-    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
-        """Summarise the substance of a dialogue."""
-        self.calls[SUMMARISE_DIALOGUE.name] += 1
-        return self.inner.summarise_dialogue(dialogue)
-
-    def tag_events(self, dialogue: Dialogue) -> EventTags:
-        """Tag the major events a dialogue mentions."""
-        self.calls[TAG_EVENTS.name] += 1
-        return self.inner.tag_events(dialogue)
+    def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
+        """Summarise the substance of a dialogue and tag the major events it mentions."""
+        self.calls[DIGEST_DIALOGUE.name] += 1
+        return self.inner.digest_dialogue(dialogue)
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""

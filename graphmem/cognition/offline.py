@@ -42,9 +42,8 @@ from graphmem.cognition.base import (
     AttentionQuestion,
     CausalRule,
     Dialogue,
-    DialogueSummary,
+    DialogueDigest,
     EventTag,
-    EventTags,
     EventUpdate,
     FactComparisons,
     FactJudgement,
@@ -184,6 +183,40 @@ COMMON_KNOWLEDGE = tuple(
 )
 
 
+def salient_lines(dialogue: Dialogue) -> str:
+    """The most salient lines of a dialogue, in order, as they were said."""
+    ranked = sorted(
+        range(len(dialogue.lines)), key=lambda index: -salience(dialogue.lines[index].text)[0]
+    )
+    chosen = sorted(ranked[:SUMMARY_LINES])
+    return " ".join(
+        f"{dialogue.lines[index].speaker}: {dialogue.lines[index].text}" for index in chosen
+    )
+
+
+def event_tags(dialogue: Dialogue) -> list[EventTag]:
+    """One tag per event category whose cues the dialogue mentions."""
+    events = []
+    for category in EVENT_CATEGORIES:
+        positions = [
+            position
+            for position, line in enumerate(dialogue.lines)
+            if mentions(line.text, category.words)
+        ]
+        if positions:
+            texts = [dialogue.lines[position].text for position in positions]
+            events.append(
+                EventTag(
+                    category=category.name,
+                    title=shorten(texts[0], TITLE_CHARACTERS),
+                    detail=shorten(" ".join(texts), DETAIL_CHARACTERS),
+                    timeliness_days=category.value,
+                    lines=positions,
+                )
+            )
+    return events
+
+
 class OfflineCognition:
     """Deterministic rules over cue words, content words and terms; see the module docstring.
 
@@ -213,39 +246,9 @@ class OfflineCognition:
                 )
         return AttentionLabel(score=round(score, 3), related=related, reason=reason)
 
-    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
-        """The most salient lines, in order, as they were said."""
-        ranked = sorted(
-            range(len(dialogue.lines)), key=lambda index: -salience(dialogue.lines[index].text)[0]
-        )
-        chosen = sorted(ranked[:SUMMARY_LINES])
-        return DialogueSummary(
-            summary=" ".join(
-                f"{dialogue.lines[index].speaker}: {dialogue.lines[index].text}" for index in chosen
-            )
-        )
-
-    def tag_events(self, dialogue: Dialogue) -> EventTags:
-        """One tag per event category whose cues the dialogue mentions."""
-        events = []
-        for category in EVENT_CATEGORIES:
-            positions = [
-                position
-                for position, line in enumerate(dialogue.lines)
-                if mentions(line.text, category.words)
-            ]
-            if positions:
-                texts = [dialogue.lines[position].text for position in positions]
-                events.append(
-                    EventTag(
-                        category=category.name,
-                        title=shorten(texts[0], TITLE_CHARACTERS),
-                        detail=shorten(" ".join(texts), DETAIL_CHARACTERS),
-                        timeliness_days=category.value,
-                        lines=positions,
-                    )
-                )
-        return EventTags(events=events)
+    def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
+        """The dialogue's most salient lines (`salient_lines`) and its events (`event_tags`)."""
+        return DialogueDigest(summary=salient_lines(dialogue), events=event_tags(dialogue))
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """The storyline with the development appended as a dated line, the middle cut if long."""

@@ -3,18 +3,16 @@
 from pydantic import BaseModel
 
 from graphmem.cognition.base import (
+    DIGEST_DIALOGUE,
     JUDGE_FACTS,
     LABEL_ATTENTION,
     MERGE_EVENT,
     PERCEIVE,
-    SUMMARISE_DIALOGUE,
     SYSTEM_RULES,
-    TAG_EVENTS,
     AttentionLabel,
     AttentionQuestion,
     Dialogue,
-    DialogueSummary,
-    EventTags,
+    DialogueDigest,
     EventUpdate,
     FactComparisons,
     FactJudgements,
@@ -40,13 +38,9 @@ class OpenAICognition:
         """Score the attention a new item deserves, in the light of its working memory."""
         return self._ask(LABEL_ATTENTION, question)
 
-    def summarise_dialogue(self, dialogue: Dialogue) -> DialogueSummary:
-        """Summarise the substance of a dialogue."""
-        return self._ask(SUMMARISE_DIALOGUE, dialogue)
-
-    def tag_events(self, dialogue: Dialogue) -> EventTags:
-        """Tag the major events a dialogue mentions."""
-        return self._ask(TAG_EVENTS, dialogue)
+    def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
+        """Summarise the substance of a dialogue and tag the major events it mentions."""
+        return self._ask(DIGEST_DIALOGUE, dialogue)
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
