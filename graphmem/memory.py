@@ -495,7 +495,6 @@ class GraphMem:
             store,
             embedder,
             self._cognition,
-            self._label,
             attention=self._attention,
             tiers=self._tiers,
             beliefs=self._beliefs,

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.cognition.base import (
-    AttentionLabel,
     Cognition,
     Dialogue,
     DialogueLine,
@@ -25,12 +24,12 @@ from graphmem.cognition.base import (
 )
 from graphmem.embedding import Embedder
 from graphmem.ids import event_id, observation_id, summary_id
-from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, initial_attention
+from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
-from graphmem.model import Event, Memory, MemoryKind, Tier, Turn, fit_text
-from graphmem.store.base import EventChange, SimilarMemory, Store
+from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
+from graphmem.store.base import EventChange, Store
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 """The kinds of memory that consolidation weighs against each other."""
@@ -44,9 +43,6 @@ JUDGE_BATCH = 16
 EVENT_EMBEDDING_CHARS = 500
 """An event is embedded by its title and latest news, cut to this length: a storyline grows
 with every development, and an embedding's cost grows with its text."""
-
-Labeller = Callable[[str, str, list[SimilarMemory], datetime], AttentionLabel]
-"""Labels an item's attention in the light of related memories (GraphMem's labelling)."""
 
 
 @dataclass(frozen=True)
@@ -119,7 +115,6 @@ class Sleep:
         store: Store,
         embedder: Embedder,
         cognition: Cognition,
-        label: Labeller,
         *,
         attention: AttentionPolicy,
         tiers: TierPolicy,
@@ -129,7 +124,6 @@ class Sleep:
         self._store = store
         self._embedder = embedder
         self._cognition = cognition
-        self._label = label
         self._attention = attention
         self._tiers = tiers
         self._beliefs = beliefs
@@ -193,8 +187,8 @@ class Sleep:
         text = digest.summary
         at = chunk[-1].created_at
         [embedding] = self._embedder.embed([text], "passage")
-        related = self._store.find_similar_memories(owner, embedding, WORKING_MEMORY, Tier.HOT)
-        importance = self._label(text, "summary", related, at).score
+        observations = [observation_id(owner, turn.id) for turn in chunk]
+        importance = max(self._store.importance_of(owner, observations).values(), default=0.0)
         summary = Memory(
             id=summary_id(owner, chunk[0].id),
             owner=owner,

@@ -140,6 +140,20 @@ def test_owners_never_see_each_other(store: Store, owner: str, embedder: CachedE
     assert store.count_graph(stranger).links == {}
 
 
+def test_importance_is_read_for_the_owners_stored_memories_only(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    [turn] = store.save_turns(owner, [make_turn(owner, 0, TEXTS[0])])
+    save(store, owner, turn, [make_memory(turn, embedder, importance=7.5)])
+    stranger = owner + "-b"
+    [theirs] = store.save_turns(stranger, [make_turn(stranger, 1, TEXTS[1])])
+    save(store, stranger, theirs, [make_memory(theirs, embedder, importance=2.0)])
+    asked = ["mem-msg-0", "mem-msg-1", "no-such-memory", "mem-msg-0"]
+    assert store.importance_of(owner, asked) == {"mem-msg-0": 7.5}
+    assert store.importance_of(stranger, asked) == {"mem-msg-1": 2.0}
+    assert store.importance_of(owner, []) == {}
+
+
 def _results(store: Store, owner: str, embedder: CachedEmbedder) -> list[SimilarMemory]:
     fill(store, owner, embedder)
     [query] = embedder.embed(["what should I cook this weekend?"], "query")

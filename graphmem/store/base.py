@@ -387,6 +387,9 @@ class Store(Protocol):
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns that no dialogue summary covers yet, oldest first."""
 
+    def importance_of(self, owner: str, ids: Sequence[str]) -> dict[str, float]:
+        """The importance of each of these memories of the owner, by id (those stored)."""
+
     def latest_event(self, owner: str, category: str) -> Event | None:
         """The owner's event of this category updated last (ties by id), if any."""
 

@@ -497,6 +497,13 @@ class Neo4jStore:
         )
         return [_turn_from(turn) for turn in row["turns"]]
 
+    def importance_of(self, owner: str, ids: Sequence[str]) -> dict[str, float]:
+        """The importance of each of these memories of the owner, by id (those stored)."""
+        [row] = self._run(
+            load_statement("importance_of"), {"owner": owner, "ids": list(ids)}, read=True
+        )
+        return {memory_id: importance for memory_id, importance in row["importances"]}
+
     def latest_event(self, owner: str, category: str) -> Event | None:
         """The owner's event of this category updated last (ties by id), if any."""
         [row] = self._run(

@@ -291,6 +291,12 @@ class NetworkXStore:
         with self._lock:
             return self._oldest_first(owner, "Turn", self._awaiting_summary.get(owner, {}), limit)
 
+    def importance_of(self, owner: str, ids: Sequence[str]) -> dict[str, float]:
+        """The importance of each of these memories of the owner, by id (those stored)."""
+        with self._lock:
+            found = (self._node(owner, "Memory", memory_id) for memory_id in ids)
+            return {node.id: node.importance for node in found if isinstance(node, Memory)}
+
     def latest_event(self, owner: str, category: str) -> Event | None:
         """The owner's event of this category updated last (ties by id), if any."""
         with self._lock:
