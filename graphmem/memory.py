@@ -34,7 +34,13 @@ from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
-from graphmem.errors import ConfigurationError, ConflictError, InvalidInputError, ModelError
+from graphmem.errors import (
+    ConfigurationError,
+    ConflictError,
+    InvalidInputError,
+    ModelError,
+    ModelOutputError,
+)
 from graphmem.forgetting import Forget
 from graphmem.ids import impression_id, knowledge_id, observation_id
 from graphmem.mechanisms.attention import (
@@ -722,7 +728,9 @@ class GraphMem:
 
         Resumable and idempotent: its work is marked in the graph, each item is written at once
         with its mark cleared, so a run killed at any point and run again ends as one that was
-        not, and a run with nothing new changes nothing. `progress` hears about every item.
+        not, and a run with nothing new changes nothing. `progress` hears about every item. A
+        turn the model answers invalidly about, even alone, stays pending ("left pending") and
+        the job goes on; a model that fails otherwise stops it with its ModelError.
         """
         _checked(check_owner, owner)
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
@@ -745,12 +753,20 @@ class GraphMem:
                     )
                 )
 
-        while pending := self._store.pending_turns(owner, AWAITING_BATCH):
+        left: set[str] = set()
+        while pending := [
+            turn
+            for turn in self._store.pending_turns(owner, AWAITING_BATCH + len(left))
+            if turn.id not in left
+        ]:
             for chunk in _chunks(pending):
-                self._derive(owner, chunk)  # a model failure stops the job; a later run goes on
-                for _turn in chunk:
+                stuck = self._derive_or_leave(owner, chunk)
+                left.update(turn.id for turn in stuck)
+                for _turn in range(len(chunk) - len(stuck)):
                     counts["derived"] += 1
                     done("derived")
+        if left:
+            counts["left pending"] = len(left)
         counts.update(self._sleep.summarise(owner, everything=True, done=done))
         counts.update(self._sleep.consolidate(owner, now, done=done))
         counts["retiered"] = self.retier(owner, at=now)
@@ -1114,6 +1130,22 @@ class GraphMem:
         if turn.position is None:
             return False
         return turn.position == 0 or (turn.position + 1) % self._summaries.summary_turns == 0
+
+    def _derive_or_leave(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Derive pending turns; return those left pending, the model's answer invalid for each.
+
+        A chunk the model answers invalidly is derived again turn by turn, so that one turn the
+        model cannot answer about holds back no other. A model that fails otherwise
+        (unreachable, answering errors) raises its ModelError: the job stops there.
+        """
+        try:
+            self._derive(owner, turns)
+        except ModelOutputError as error:
+            if len(turns) == 1:
+                log.warning("turn %s of %s stays pending: %s", turns[0].id, owner, error)
+                return list(turns)
+            return [stuck for turn in turns for stuck in self._derive_or_leave(owner, [turn])]
+        return []
 
     def _derive(self, owner: str, turns: Sequence[Turn]) -> list[tuple[list[Memory], list[Memory]]]:
         """Embed, perceive and store stored turns' memories with their impressions, at once.

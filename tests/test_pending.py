@@ -8,12 +8,13 @@ import pytest
 from pydantic import SecretStr
 
 import graphmem.memory
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.base import Store
-from graphmem.testing import Reply, chat_reply, scripted_openai_server
+from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
 
 START = datetime(2026, 8, 1, 8, tzinfo=UTC)
 TURNS = [f"Day {number}: I walked {number} kilometres along the river." for number in range(12)]
@@ -116,3 +117,44 @@ def test_a_model_failure_mid_batch_leaves_that_chunk_and_the_rest_pending(
     endpoint.close()
     assert store.pending_turns(owner, 100) == []
     assert store.count_graph(owner).nodes["Memory"] == 12
+
+
+def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_goes_on(
+    store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(graphmem.memory, "OBSERVE_CHUNK", 4)
+    offline = OfflineCognition()
+
+    def garbles_day_six(body: dict[str, Any]) -> Reply:
+        """The offline cognition, except that its perception is cut short whenever day 6 is
+        asked about (the request to repair it included)."""
+        perceiving = "Perceptions" in json.dumps(body["response_format"])
+        if perceiving and "Day 6:" in json.dumps(body["messages"]):
+            return chat_reply('{"items": [')
+        return chat_reply(offline_answer(offline, body))
+
+    items = [
+        {"text": text, "message_id": f"t{number}", "at": START + timedelta(hours=number)}
+        for number, text in enumerate(TURNS)
+    ]
+    with scripted_openai_server(responder=lambda body: Reply(status=503)) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        assert all(item.pending for item in memory.observe_many(owner, items))
+    with scripted_openai_server(responder=garbles_day_six, port=server.port):
+        report = memory.consolidate(owner, at=START + timedelta(days=1))
+    assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
+    assert report.counts["derived"] == 11
+    assert report.counts["left pending"] == 1
+    assert report.counts["summaries"] == 1  # the job went on: the session is summarised
+    assert report.counts["facts"] == 11
+    with scripted_openai_server(
+        responder=lambda body: chat_reply(offline_answer(offline, body)), port=server.port
+    ):
+        again = memory.consolidate(owner, at=START + timedelta(days=2))
+    endpoint.close()
+    assert (again.counts["derived"], again.counts.get("left pending")) == (1, None)
+    assert store.pending_turns(owner, 100) == []
+    assert store.count_graph(owner).nodes["Memory"] == 12 + 1  # the turns' and the summary
