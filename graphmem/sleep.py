@@ -6,6 +6,7 @@ job can be killed at any point and run again: it starts where the marks say and 
 twice. What it makes has ids derived from what it was made from, so a redone item is the same.
 """
 
+import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from graphmem.cognition.base import (
     OlderFact,
 )
 from graphmem.embedding import Embedder
+from graphmem.errors import ModelOutputError
 from graphmem.ids import event_id, observation_id, summary_id
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
@@ -33,6 +35,8 @@ from graphmem.store.base import EventChange, Store
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 """The kinds of memory that consolidation weighs against each other."""
+
+log = logging.getLogger("graphmem")
 
 AWAITING_BATCH = 200
 """How many marked items one store read brings."""
@@ -135,16 +139,29 @@ class Sleep:
         """Summarise the owner's ready chunks of dialogue and tag their events; count what changed.
 
         Without `everything`, the newest turn's session is taken as still going on (see
-        mechanisms.events). `done` hears "summary" after each chunk.
+        mechanisms.events). `done` hears "summary" after each chunk. A chunk the model answers
+        invalidly about stays awaiting its summary ("left unsummarised", its turns counted);
+        a model that fails otherwise raises its ModelError.
         """
         counts: Counter[str] = Counter()
+        left: set[str] = set()
         while ready := chunks(
-            self._store.turns_awaiting_summary(owner, AWAITING_BATCH),
+            [
+                turn
+                for turn in self._store.turns_awaiting_summary(owner, AWAITING_BATCH + len(left))
+                if turn.id not in left
+            ],
             self._summaries,
             everything=everything,
         ):
             for chunk in ready:
-                counts.update(self._summarise_chunk(owner, chunk))
+                try:
+                    counts.update(self._summarise_chunk(owner, chunk))
+                except ModelOutputError as error:
+                    log.warning("dialogue of %s from %s waits: %s", owner, chunk[0].id, error)
+                    left.update(turn.id for turn in chunk)
+                    counts["left unsummarised"] += len(chunk)
+                    continue
                 done("summary")
         return counts
 
@@ -158,10 +175,19 @@ class Sleep:
         were settled and changed no belief; the batch is then settled in order, each fact weighed
         again first. A fact whose question came out otherwise (a fact before it changed a belief
         it is weighed against), or that does not commute with one left for that reason, is left
-        to the next batch, asked again. `done` hears "fact" after each fact.
+        to the next batch, asked again. A fact the model answers invalidly about, even alone,
+        stays awaiting consolidation ("left unjudged") and is weighed in a later job. `done`
+        hears "fact" after each fact.
         """
         counts: Counter[str] = Counter()
-        while facts := self._store.memories_awaiting_consolidation(owner, AWAITING_BATCH):
+        unjudged: set[str] = set()
+        while facts := [
+            fact
+            for fact in self._store.memories_awaiting_consolidation(
+                owner, AWAITING_BATCH + len(unjudged)
+            )
+            if fact.id not in unjudged
+        ]:
             while facts:
                 asked: list[Weighing] = []
                 for fact in facts[:JUDGE_BATCH]:
@@ -170,6 +196,10 @@ class Sleep:
                 judgements = self._judge(asked)
                 left: list[Weighing] = []
                 for question in asked:
+                    if question.fact.id not in judgements:
+                        unjudged.add(question.fact.id)
+                        counts["left unjudged"] += 1
+                        continue
                     weighing = self._weighing(owner, question.fact)
                     if weighing.asks(question, self._beliefs) and _commutes(weighing, left):
                         settled = self._settle(owner, weighing, judgements[question.fact.id], now)
@@ -299,14 +329,27 @@ class Sleep:
         return Weighing(fact=fact, nearest=list(related.values()), near=frozenset(near - {fact.id}))
 
     def _judge(self, batch: list[Weighing]) -> dict[str, list[FactJudgement]]:
-        """Each fact's judgements against its older facts, from one model call (or none)."""
+        """Each fact's judgements against its older facts, from one model call (or none).
+
+        A batch the model answers invalidly is asked again a fact a call; a fact it answers
+        invalidly about alone is missing from the result.
+        """
+        judgements: dict[str, list[FactJudgement]] = {
+            item.fact.id: [] for item in batch if not item.nearest
+        }
         judged = [item for item in batch if item.nearest]
         if not judged:
-            return {item.fact.id: [] for item in batch}
-        verdicts = self._cognition.judge_facts(
-            FactComparisons(comparisons=[item.comparison(self._beliefs) for item in judged])
-        ).facts
-        judgements: dict[str, list[FactJudgement]] = {item.fact.id: [] for item in batch}
+            return judgements
+        question = FactComparisons(comparisons=[item.comparison(self._beliefs) for item in judged])
+        try:
+            verdicts = self._cognition.judge_facts(question).facts
+        except ModelOutputError as error:
+            if len(judged) == 1:
+                log.warning("fact %s waits for a later job: %s", judged[0].fact.id, error)
+                return judgements
+            for item in judged:
+                judgements.update(self._judge([item]))
+            return judgements
         for item, verdict in zip(judged, verdicts, strict=True):
             judgements[item.fact.id] = verdict.judgements
         return judgements

@@ -158,3 +158,59 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
     assert (again.counts["derived"], again.counts.get("left pending")) == (1, None)
     assert store.pending_turns(owner, 100) == []
     assert store.count_graph(owner).nodes["Memory"] == 12 + 1  # the turns' and the summary
+
+
+def asked_about(body: dict[str, Any]) -> list[Any]:
+    """The questions in a chat completion request's messages (a repair request repeats one)."""
+    questions = []
+    for message in body["messages"]:
+        try:
+            questions.append(json.loads(message["content"]))
+        except (TypeError, ValueError):
+            continue
+    return questions
+
+
+def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_on(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    offline = OfflineCognition()
+
+    def garbles_a_digest_and_a_judgement(body: dict[str, Any]) -> Reply:
+        """The offline cognition, except that it cannot digest a dialogue with day 3 in it nor
+        judge day 5 as a new statement."""
+        for question in asked_about(body):
+            lines = [line["text"] for line in question.get("lines", [])]
+            new = [comparison["new"] for comparison in question.get("comparisons", [])]
+            if any(text.startswith("Day 3:") for text in lines) or any(
+                text.startswith("Day 5:") for text in new
+            ):
+                return chat_reply("{")
+        return chat_reply(offline_answer(offline, body))
+
+    with scripted_openai_server(
+        responder=lambda body: chat_reply(offline_answer(offline, body))
+    ) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        for number, text in enumerate(TURNS):
+            at = START + timedelta(hours=number)
+            assert not memory.observe(owner, text, message_id=f"t{number}", at=at).pending
+    with scripted_openai_server(responder=garbles_a_digest_and_a_judgement, port=server.port):
+        report = memory.consolidate(owner, at=START + timedelta(days=1))
+    assert report.counts["left unsummarised"] == len(TURNS)  # one chunk: the session's turns
+    assert report.counts["left unjudged"] == 1
+    assert report.counts["facts"] == len(TURNS) - 1
+    assert "summaries" not in report.counts
+    assert [fact.text for fact in store.memories_awaiting_consolidation(owner, 100)] == [TURNS[5]]
+    with scripted_openai_server(
+        responder=lambda body: chat_reply(offline_answer(offline, body)), port=server.port
+    ):
+        again = memory.consolidate(owner, at=START + timedelta(days=2))
+    endpoint.close()
+    assert (again.counts["summaries"], again.counts["facts"]) == (1, 1)
+    assert not {"left unjudged", "left unsummarised"} & set(again.counts)
+    assert store.memories_awaiting_consolidation(owner, 100) == []
+    assert store.turns_awaiting_summary(owner, 100) == []
