@@ -159,8 +159,9 @@ class SleepReport(BaseModel):
     """What one owner's sleep job did: items per step, model calls per task, wall time.
 
     `counts` holds derived (pending turns done), summaries, events started, events continued,
-    facts (consolidated), SUPPORTS, CONTRADICTS and MERGED_INTO (edges made) and retiered
-    (tier moves).
+    facts (consolidated), SUPPORTS, CONTRADICTS, UPDATES and MERGED_INTO (edges made) and
+    retiered (tier moves); and what the model answered invalidly about, left for a later job:
+    left pending (turns), left unsummarised (turns), left unjudged (facts).
     """
 
     model_config = ConfigDict(frozen=True)
