@@ -511,6 +511,9 @@ class GraphMem:
             self._cognition, embedder, impressions=self._impressions, tiers=self._tiers
         )
         self.accounting = accounting
+        self._unanswered: set[tuple[str, str]] = set()
+        """(owner, turn id) of the pending turns the model answered invalidly about in this
+        process: `complete_pending` leaves them to the sleep job, which asks about each alone."""
         self._endpoint: OpenAIEndpoint | None = None
         """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
 
@@ -633,6 +636,7 @@ class GraphMem:
             try:
                 results = self._derive(owner, chunk)
             except ModelError as error:
+                self._note_unanswered(owner, chunk, error)
                 left = len(pending) - len(derived)
                 log.warning("%d turns of %s stay pending: %s", left, owner, error)
                 break
@@ -665,18 +669,31 @@ class GraphMem:
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
 
-        Stops at the first model failure (the rest stays pending for a later try).
+        Stops at the first model failure (the rest stays pending for a later try). Turns the
+        model answered invalidly about in this process are left to the sleep job: asking again
+        with every observe would pay a failing call each time.
         """
         _checked(check_owner, owner)
         done = 0
-        for chunk in _chunks(self._store.pending_turns(owner, limit)):
+        pending = [
+            turn
+            for turn in self._store.pending_turns(owner, limit + len(self._unanswered))
+            if (owner, turn.id) not in self._unanswered
+        ]
+        for chunk in _chunks(pending[:limit]):
             try:
                 self._derive(owner, chunk)
             except ModelError as error:
+                self._note_unanswered(owner, chunk, error)
                 log.warning("pending turns of %s wait for the model: %s", owner, error)
                 break
             done += len(chunk)
         return done
+
+    def _note_unanswered(self, owner: str, turns: Sequence[Turn], error: ModelError) -> None:
+        """Remember turns the model answered invalidly about (not those of an outage)."""
+        if isinstance(error, ModelOutputError):
+            self._unanswered.update((owner, turn.id) for turn in turns)
 
     def learn(
         self,
@@ -1141,6 +1158,7 @@ class GraphMem:
         """
         try:
             self._derive(owner, turns)
+            self._unanswered.difference_update((owner, turn.id) for turn in turns)
         except ModelOutputError as error:
             if len(turns) == 1:
                 log.warning("turn %s of %s stays pending: %s", turns[0].id, owner, error)

@@ -214,3 +214,34 @@ def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_
     assert not {"left unjudged", "left unsummarised"} & set(again.counts)
     assert store.memories_awaiting_consolidation(owner, 100) == []
     assert store.turns_awaiting_summary(owner, 100) == []
+
+
+def test_observe_does_not_ask_again_about_a_turn_the_model_answered_invalidly(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    offline = OfflineCognition()
+
+    def garbles_day_six(body: dict[str, Any]) -> Reply:
+        """The offline cognition, except that it cannot perceive day 6."""
+        for question in asked_about(body):
+            if any(item["item"].startswith("Day 6:") for item in question.get("items", [])):
+                return chat_reply("{")
+        return chat_reply(offline_answer(offline, body))
+
+    with scripted_openai_server(responder=garbles_day_six) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        observed = [
+            memory.observe(owner, text, message_id=f"t{n}", at=START + timedelta(hours=n))
+            for n, text in enumerate(TURNS)
+        ]
+        assert [item.pending for item in observed] == [n == 6 for n in range(len(TURNS))]
+        perceived = endpoint.accounting.by_operation()["perceive"]
+        # One call a turn: the six observes after day 6 did not ask about it again.
+        assert (perceived.calls, perceived.failures) == (len(TURNS), 1)
+        report = memory.consolidate(owner, at=START + timedelta(days=1))
+    endpoint.close()
+    assert report.counts["left pending"] == 1  # the sleep job asked once more, alone
+    assert endpoint.accounting.by_operation()["perceive"].calls == len(TURNS) + 1
