@@ -34,6 +34,7 @@ What it cannot do that a model can: understand paraphrase without shared words, 
 context, name events or summarise abstractively, use knowledge that is not in the graph.
 """
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 
@@ -93,6 +94,7 @@ def first_match(text: str, sets: Iterable[Cues]) -> Cues | None:
     return next((cues for cues in sets if mentions(text, cues.words)), None)
 
 
+@functools.lru_cache(maxsize=4096)
 def salience(text: str) -> tuple[float, str]:
     """An item's own salience and the reason for it."""
     ranked = sorted(SALIENCE, key=lambda cues: -cues.value)
@@ -103,6 +105,7 @@ def salience(text: str) -> tuple[float, str]:
     return min(found.value + bonus, 10.0), f"{found.name} cue"
 
 
+@functools.lru_cache(maxsize=4096)
 def mood(text: str) -> float:
     """+1 for a good mood, -1 for a bad one, 0 when no mood is stated (bad is checked first)."""
     found = first_match(text, sorted(MOOD, key=lambda cues: cues.value))
