@@ -7,6 +7,8 @@ GraphMemError                 root: catch this to catch everything graphmem rais
 ├── StoreError                the store refused an operation or holds unreadable data
 │   └── StoreUnavailableError the store could not be reached
 └── ModelError                an embedding or language-model endpoint failed
+    ├── ModelRequestError     it answered the request with an error status (not busy, not down)
+    └── ModelOutputError      its answer did not fit the expected schema, even after a repair
 """
 
 
@@ -36,6 +38,10 @@ class StoreUnavailableError(StoreError):
 
 class ModelError(GraphMemError):
     """An embedding or language-model endpoint failed after its retries."""
+
+
+class ModelRequestError(ModelError):
+    """The endpoint answered with an error status, not busy (429) nor down (503): a refusal."""
 
 
 class ModelOutputError(ModelError):

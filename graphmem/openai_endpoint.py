@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from graphmem.errors import ConfigurationError, ModelError, ModelOutputError
+from graphmem.errors import ConfigurationError, ModelError, ModelOutputError, ModelRequestError
 
 if TYPE_CHECKING:  # openai itself is imported by the first endpoint made (see OpenAIEndpoint)
     from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -35,6 +35,9 @@ Reply = TypeVar("Reply")
 
 MAX_RETRY_AFTER_SECONDS = 120.0
 """A Retry-After longer than this is not waited for: the call fails instead."""
+
+BUSY_STATUSES = (429, 503)
+"""Statuses that say the endpoint is busy or down, not that it refuses the request."""
 
 
 class OperationUsage(BaseModel):
@@ -256,8 +259,10 @@ class OpenAIEndpoint:
     ) -> tuple[str, str | None]:
         """One completion; returns its content and what is wrong with it (None when valid).
 
-        The first completion asks for the answer by JSON schema and, if the endpoint fails that,
-        asks again for a JSON object with the schema in the prompt; the way that worked is kept.
+        The first completion asks for the answer by JSON schema and, if the endpoint answers that
+        with an error status (not busy, not unavailable: a timeout or a 503 says nothing about
+        the schema), asks again for a JSON object with the schema in the prompt; the way that
+        worked is kept.
         """
         if self.json_mode is None:
             try:
@@ -265,7 +270,7 @@ class OpenAIEndpoint:
                     operation, model, messages, output, schema, by_schema=True
                 )
                 self.json_mode = "json_schema"
-            except ModelError:
+            except ModelRequestError:
                 log.warning("%s: no answer by JSON schema; asking for a JSON object", operation)
                 response = self._complete(
                     operation, model, messages, output, schema, by_schema=False
@@ -349,17 +354,20 @@ class OpenAIEndpoint:
                     break
                 except (openai.RateLimitError, openai.InternalServerError) as error:
                     failure = f"HTTP {error.status_code}"
+                    status = error.status_code
                     wait = retry_after_seconds(error.response.headers, datetime.now(UTC))
                 except openai.APIStatusError as error:
                     self.accounting.add(operation, failures=1)
-                    raise ModelError(
+                    raise ModelRequestError(
                         f"the model endpoint answered HTTP {error.status_code} to {operation}"
                     ) from None
                 except openai.APIConnectionError as error:  # timeouts included
                     failure = type(error).__name__
+                    status = None
                     wait = None
                 except json.JSONDecodeError:
                     failure = "an answer that is not JSON"
+                    status = None
                     wait = None
             if attempt == self._max_retries or (wait or 0.0) > MAX_RETRY_AFTER_SECONDS:
                 break
@@ -369,6 +377,7 @@ class OpenAIEndpoint:
         self.accounting.add(operation, failures=1)
         if refused is not None:  # outside the except block, so without the request's error
             raise ConfigurationError(f"the model endpoint refused the API key (HTTP {refused})")
-        raise ModelError(
-            f"the model endpoint failed {operation} after {attempt + 1} attempts: {failure}"
-        )
+        failed = f"the model endpoint failed {operation} after {attempt + 1} attempts: {failure}"
+        if status is not None and status not in BUSY_STATUSES:
+            raise ModelRequestError(failed)
+        raise ModelError(failed)

@@ -304,3 +304,17 @@ def test_an_endpoint_that_answers_by_schema_keeps_being_asked_so() -> None:
     assert endpoint.json_mode == "json_schema"
     kinds = [request["body"]["response_format"]["type"] for request in server.requests]
     assert kinds == ["json_schema", "json_schema"]
+
+
+def test_an_endpoint_that_is_down_at_first_keeps_being_asked_by_schema() -> None:
+    with scripted_openai_server() as server:
+        server.script(Reply(status=503, body={"error": "Loading model"}), chat_reply(LABEL))
+        model, endpoint = cognition(server, max_retries=0, json_mode=None)
+        with pytest.raises(ModelError, match="HTTP 503"):
+            model.label_attention(QUESTION)
+        assert endpoint.json_mode is None  # a server still loading refused no schema
+        assert model.label_attention(QUESTION).score == 7.5
+        endpoint.close()
+    assert endpoint.json_mode == "json_schema"
+    kinds = [request["body"]["response_format"]["type"] for request in server.requests]
+    assert kinds == ["json_schema", "json_schema"]
