@@ -173,7 +173,8 @@ class Sleep:
         Facts end as if each were judged alone in order, but up to JUDGE_BATCH are judged in one
         model call. Each fact of a batch is asked about as it would be if the facts before it
         were settled and changed no belief; the batch is then settled in order, each fact weighed
-        again first. A fact whose question came out otherwise (a fact before it changed a belief
+        again first unless nothing its search found was settled before it or left unsettled. A
+        fact whose question came out otherwise (a fact before it changed a belief
         it is weighed against), or that does not commute with one left for that reason, is left
         to the next batch, asked again. A fact the model answers invalidly about, even alone,
         stays awaiting consolidation ("left unjudged") and is weighed in a later job. `done`
@@ -195,14 +196,20 @@ class Sleep:
                     asked.append(self._weighing(owner, fact, settled=before))
                 judgements = self._judge(asked)
                 left: list[Weighing] = []
+                changed: set[str] = set()  # the settled facts and what they were weighed against
                 for question in asked:
                     if question.fact.id not in judgements:
                         unjudged.add(question.fact.id)
                         counts["left unjudged"] += 1
                         continue
-                    weighing = self._weighing(owner, question.fact)
+                    unsettled = unjudged | {item.fact.id for item in left}
+                    if question.near.isdisjoint(changed | unsettled):
+                        weighing = question  # found as asked: nothing it found has changed
+                    else:
+                        weighing = self._weighing(owner, question.fact)
                     if weighing.asks(question, self._beliefs) and _commutes(weighing, left):
                         settled = self._settle(owner, weighing, judgements[question.fact.id], now)
+                        changed |= {weighing.fact.id} | {old.id for old in weighing.nearest}
                         counts.update(settled)
                         done("fact")
                     else:
