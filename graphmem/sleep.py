@@ -174,11 +174,11 @@ class Sleep:
         model call. Each fact of a batch is asked about as it would be if the facts before it
         were settled and changed no belief; the batch is then settled in order, each fact weighed
         again first unless nothing its search found was settled before it or left unsettled. A
-        fact whose question came out otherwise (a fact before it changed a belief
-        it is weighed against), or that does not commute with one left for that reason, is left
-        to the next batch, asked again. A fact the model answers invalidly about, even alone,
-        stays awaiting consolidation ("left unjudged") and is weighed in a later job. `done`
-        hears "fact" after each fact.
+        fact whose question came out otherwise (a fact before it changed a belief it is weighed
+        against), or that does not commute with one left for that reason, is left to the next
+        batch, asked again. A fact the model answers invalidly about, even alone, stays awaiting
+        consolidation ("left unjudged") and is weighed in a later job. `done` hears "fact"
+        after each fact.
         """
         counts: Counter[str] = Counter()
         unjudged: set[str] = set()
