@@ -34,6 +34,34 @@ def model(body: dict[str, Any]) -> Reply:
     )
 
 
+OFFLINE = OfflineCognition()
+
+
+def offline_model(body: dict[str, Any]) -> Reply:
+    """A model that answers every task as the offline cognition does."""
+    return chat_reply(offline_answer(OFFLINE, body))
+
+
+def asked_about(body: dict[str, Any]) -> list[Any]:
+    """The questions in a chat completion request's messages (a repair request repeats one)."""
+    questions = []
+    for message in body["messages"]:
+        try:
+            questions.append(json.loads(message["content"]))
+        except (TypeError, ValueError):
+            continue
+    return questions
+
+
+def cannot_perceive_day_six(body: dict[str, Any]) -> Reply:
+    """The offline model, except that its answer is cut short whenever it is asked to perceive
+    day 6 (the request to repair it included)."""
+    for question in asked_about(body):
+        if any(item["item"].startswith("Day 6:") for item in question.get("items", [])):
+            return chat_reply("{")
+    return offline_model(body)
+
+
 def test_a_model_that_dies_mid_ingestion_loses_nothing(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
@@ -123,16 +151,6 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
     store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(graphmem.memory, "OBSERVE_CHUNK", 4)
-    offline = OfflineCognition()
-
-    def garbles_day_six(body: dict[str, Any]) -> Reply:
-        """The offline cognition, except that its perception is cut short whenever day 6 is
-        asked about (the request to repair it included)."""
-        perceiving = "Perceptions" in json.dumps(body["response_format"])
-        if perceiving and "Day 6:" in json.dumps(body["messages"]):
-            return chat_reply('{"items": [')
-        return chat_reply(offline_answer(offline, body))
-
     items = [
         {"text": text, "message_id": f"t{number}", "at": START + timedelta(hours=number)}
         for number, text in enumerate(TURNS)
@@ -143,16 +161,14 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
         )
         memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
         assert all(item.pending for item in memory.observe_many(owner, items))
-    with scripted_openai_server(responder=garbles_day_six, port=server.port):
+    with scripted_openai_server(responder=cannot_perceive_day_six, port=server.port):
         report = memory.consolidate(owner, at=START + timedelta(days=1))
     assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
     assert report.counts["derived"] == 11
     assert report.counts["left pending"] == 1
     assert report.counts["summaries"] == 1  # the job went on: the session is summarised
     assert report.counts["facts"] == 11
-    with scripted_openai_server(
-        responder=lambda body: chat_reply(offline_answer(offline, body)), port=server.port
-    ):
+    with scripted_openai_server(responder=offline_model, port=server.port):
         again = memory.consolidate(owner, at=START + timedelta(days=2))
     endpoint.close()
     assert (again.counts["derived"], again.counts.get("left pending")) == (1, None)
@@ -160,22 +176,9 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
     assert store.count_graph(owner).nodes["Memory"] == 12 + 1  # the turns' and the summary
 
 
-def asked_about(body: dict[str, Any]) -> list[Any]:
-    """The questions in a chat completion request's messages (a repair request repeats one)."""
-    questions = []
-    for message in body["messages"]:
-        try:
-            questions.append(json.loads(message["content"]))
-        except (TypeError, ValueError):
-            continue
-    return questions
-
-
 def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_on(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
-    offline = OfflineCognition()
-
     def garbles_a_digest_and_a_judgement(body: dict[str, Any]) -> Reply:
         """The offline cognition, except that it cannot digest a dialogue with day 3 in it nor
         judge day 5 as a new statement."""
@@ -186,11 +189,9 @@ def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_
                 text.startswith("Day 5:") for text in new
             ):
                 return chat_reply("{")
-        return chat_reply(offline_answer(offline, body))
+        return offline_model(body)
 
-    with scripted_openai_server(
-        responder=lambda body: chat_reply(offline_answer(offline, body))
-    ) as server:
+    with scripted_openai_server(responder=offline_model) as server:
         endpoint = OpenAIEndpoint(
             server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
         )
@@ -205,9 +206,7 @@ def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_
     assert report.counts["facts"] == len(TURNS) - 1
     assert "summaries" not in report.counts
     assert [fact.text for fact in store.memories_awaiting_consolidation(owner, 100)] == [TURNS[5]]
-    with scripted_openai_server(
-        responder=lambda body: chat_reply(offline_answer(offline, body)), port=server.port
-    ):
+    with scripted_openai_server(responder=offline_model, port=server.port):
         again = memory.consolidate(owner, at=START + timedelta(days=2))
     endpoint.close()
     assert (again.counts["summaries"], again.counts["facts"]) == (1, 1)
@@ -219,16 +218,7 @@ def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_
 def test_observe_does_not_ask_again_about_a_turn_the_model_answered_invalidly(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
-    offline = OfflineCognition()
-
-    def garbles_day_six(body: dict[str, Any]) -> Reply:
-        """The offline cognition, except that it cannot perceive day 6."""
-        for question in asked_about(body):
-            if any(item["item"].startswith("Day 6:") for item in question.get("items", [])):
-                return chat_reply("{")
-        return chat_reply(offline_answer(offline, body))
-
-    with scripted_openai_server(responder=garbles_day_six) as server:
+    with scripted_openai_server(responder=cannot_perceive_day_six) as server:
         endpoint = OpenAIEndpoint(
             server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
         )
