@@ -1,14 +1,17 @@
 """The model's validation and the attention decay arithmetic."""
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
 from graphmem.model import MAX_TEXT_CHARS, Attention, Link, LinkType, Turn
 from graphmem.retrieval import Query, QueryTurn, bm25
-from graphmem.terms import term_list, terms
+from graphmem.terms import HAN, mentions, term_list, terms
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -92,6 +95,34 @@ def test_chinese_terms_are_bigrams_and_words() -> None:
     assert found.count("菜猪") == 1
     assert "肉饺" in terms("我最喜欢奶奶包的韭菜猪肉饺子")
     assert "迪士尼" in terms("我们去了迪士尼乐园")  # a word of three characters
+
+
+def mentioned_one_by_one(text: str, cues: tuple[str, ...]) -> bool:
+    """`mentions` as its docstring defines it, each cue searched for on its own."""
+    lowered = text.lower()
+    return any(
+        re.search(
+            re.escape(cue)
+            if HAN.search(cue)
+            else r"\b" + re.escape(cue) + (r"\b" if len(cue) <= 3 else ""),
+            lowered,
+        )
+        for cue in cues
+    )
+
+
+cue_words = st.sampled_from(["art", "artist", "work", "worked", "wor", "ill", "生病", "生", "病了"])
+
+
+@given(
+    cues=st.lists(cue_words, min_size=1, max_size=5, unique=True).map(tuple),
+    pieces=st.lists(st.one_of(cue_words, st.sampled_from([" ", "s", "X", "-", "的", "'"]))),
+)
+def test_mentions_finds_what_searching_each_cue_finds(
+    cues: tuple[str, ...], pieces: list[str]
+) -> None:
+    text = "".join(pieces)
+    assert mentions(text, cues) == mentioned_one_by_one(text, cues)
 
 
 def test_a_dialogue_query_weighs_its_latest_user_turn_most() -> None:

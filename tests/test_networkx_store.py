@@ -1,20 +1,25 @@
 """The embedded store's file: reopened intact, never corrupted by a crash, one process at a time."""
 
+import json
 import os
 import random
 import signal
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import StoreError
+from graphmem.model import Turn
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import ROOT
 from .test_store_contract import TEXTS, fill
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def test_a_closed_store_reopens_with_everything(
@@ -116,3 +121,18 @@ def test_an_unreadable_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="is not a graphmem graphmem-networkx file"):
         NetworkXStore.open(path)
     assert path.read_text() == '{"format": "something else"}'
+
+
+def test_a_journal_written_by_pythons_json_replays(tmp_path: Path) -> None:
+    """Stores written before the journal was encoded by orjson open with everything."""
+    path = tmp_path / "graph.json"
+    turn = Turn(id="m1", owner="alice", text="我对牛奶过敏 — allergic", created_at=NOW)
+    change = {"op": "save_turns", "turns": [turn.model_dump(mode="json")], "sequence": 1}
+    path.with_name("graph.json.journal").write_text(
+        json.dumps(change, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    store = NetworkXStore.open(path)
+    try:
+        assert store.export("alice").nodes == [turn.model_copy(update={"position": 0})]
+    finally:
+        store.close()
