@@ -212,7 +212,7 @@ class NetworkXStore:
                         {
                             "impression": after,
                             "cue_belief": item.impression.belief,
-                            "conjecture": None if conjecture is None else conjecture,
+                            "conjecture": conjecture,
                         }
                     )
                 conjectures.append(made)
