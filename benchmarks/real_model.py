@@ -407,6 +407,9 @@ def observe_and_sleep(
             flush=True,
         )
     observed = accounting.by_operation()
+    live = {"observe_tasks": per_turn(observed, len(utterances)), "observe_seconds": seconds}
+    # the live figures, kept in the log should the sleep job be cut short
+    print(f"{language} observed: {json.dumps(live)}", file=sys.stderr, flush=True)
     started = time.perf_counter()
     sleep_error = None
     try:

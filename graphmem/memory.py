@@ -514,6 +514,10 @@ class GraphMem:
         self._unanswered: set[tuple[str, str]] = set()
         """(owner, turn id) of the pending turns the model answered invalidly about in this
         process: `complete_pending` leaves them to the sleep job, which asks about each alone."""
+        self._unsummarised: dict[str, set[str]] = {}
+        """Per owner, the turns of the dialogue chunks the model answered invalidly about when
+        `observe` summarised them in this process: later observes leave them to the sleep job,
+        which asks again (without this, every new session asked about every such chunk again)."""
         self._endpoint: OpenAIEndpoint | None = None
         """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
 
@@ -648,7 +652,12 @@ class GraphMem:
             self.complete_pending(owner, limit=PENDING_PER_OBSERVE)
             if any(self._readies_dialogue(stored[turn_id]) for turn_id in derived):
                 try:
-                    self._sleep.summarise(owner, everything=False, done=lambda _item: None)
+                    self._sleep.summarise(
+                        owner,
+                        everything=False,
+                        done=lambda _item: None,
+                        left=self._unsummarised.setdefault(owner, set()),
+                    )
                 except ModelError as error:
                     log.warning(
                         "dialogue of %s waits for the sleep job's summary: %s", owner, error

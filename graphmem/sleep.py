@@ -134,17 +134,24 @@ class Sleep:
         self._summaries = summaries
 
     def summarise(
-        self, owner: str, *, everything: bool, done: Callable[[str], None]
+        self,
+        owner: str,
+        *,
+        everything: bool,
+        done: Callable[[str], None],
+        left: set[str] | None = None,
     ) -> Counter[str]:
         """Summarise the owner's ready chunks of dialogue and tag their events; count what changed.
 
         Without `everything`, the newest turn's session is taken as still going on (see
         mechanisms.events). `done` hears "summary" after each chunk. A chunk the model answers
-        invalidly about stays awaiting its summary ("left unsummarised", its turns counted);
-        a model that fails otherwise raises its ModelError.
+        invalidly about stays awaiting its summary ("left unsummarised", its turns counted) and
+        its turns are added to `left`, whose turns are not asked about again: a caller that keeps
+        `left` from one call to the next asks about such a chunk once. A model that fails
+        otherwise raises its ModelError.
         """
         counts: Counter[str] = Counter()
-        left: set[str] = set()
+        left = set() if left is None else left
         while ready := chunks(
             [
                 turn

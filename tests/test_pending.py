@@ -235,3 +235,32 @@ def test_observe_does_not_ask_again_about_a_turn_the_model_answered_invalidly(
     endpoint.close()
     assert report.counts["left pending"] == 1  # the sleep job asked once more, alone
     assert endpoint.accounting.by_operation()["perceive"].calls == len(TURNS) + 1
+
+
+def test_observe_does_not_ask_again_about_a_dialogue_the_model_could_not_digest(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    def cannot_digest_day_one(body: dict[str, Any]) -> Reply:
+        """The offline model, except that it cannot digest a dialogue with day 1 in it."""
+        for question in asked_about(body):
+            if any(line["text"].startswith("Day 1:") for line in question.get("lines", [])):
+                return chat_reply("{")
+        return offline_model(body)
+
+    with scripted_openai_server(responder=cannot_digest_day_one) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        for number, text in enumerate(TURNS):  # four sessions of three turns
+            at = START + timedelta(days=number // 3, hours=number % 3)
+            memory.observe(owner, text, message_id=f"t{number}", at=at, session=f"{number // 3}")
+        digested = endpoint.accounting.by_operation()["digest_dialogue"]
+        # Sessions 0-2 were digested as the next began (the fourth is going on); the sessions
+        # that began after the first failed did not ask about it again.
+        assert (digested.calls, digested.failures) == (3, 1)
+        report = memory.consolidate(owner, at=START + timedelta(days=5))
+    endpoint.close()
+    assert report.counts["left unsummarised"] == 3  # the sleep job asked once more
+    assert report.counts["summaries"] == 1  # the fourth session
+    assert endpoint.accounting.by_operation()["digest_dialogue"].calls == 5
