@@ -1,9 +1,10 @@
 """The sleep job's steps: dialogue summaries with their major events, and consolidation of facts.
 
 Both are driven by marks in the graph (a turn awaiting its summary, a memory awaiting
-consolidation), and each item is written by one store call that also clears its mark, so the
-job can be killed at any point and run again: it starts where the marks say and does nothing
-twice. What it makes has ids derived from what it was made from, so a redone item is the same.
+consolidation), and each item is written by one store call that also clears its mark (the
+summaries of the chunks ready at once by one call together), so the job can be killed at any
+point and run again: it starts where the marks say and does nothing twice. What it makes has
+ids derived from what it was made from, so a redone item is the same.
 """
 
 import logging
@@ -31,7 +32,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settleme
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
-from graphmem.store.base import EventChange, Store
+from graphmem.store.base import EventChange, Store, SummaryChange
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 """The kinds of memory that consolidation weighs against each other."""
@@ -144,11 +145,13 @@ class Sleep:
         """Summarise the owner's ready chunks of dialogue and tag their events; count what changed.
 
         Without `everything`, the newest turn's session is taken as still going on (see
-        mechanisms.events). `done` hears "summary" after each chunk. A chunk the model answers
-        invalidly about stays awaiting its summary ("left unsummarised", its turns counted) and
-        its turns are added to `left`, whose turns are not asked about again: a caller that keeps
-        `left` from one call to the next asks about such a chunk once. A model that fails
-        otherwise raises its ModelError.
+        mechanisms.events). The summaries of the chunks ready at once (up to AWAITING_BATCH
+        turns) are stored together, in one store call, and `done` hears "summary" for each once
+        they are. A chunk the model answers invalidly about stays awaiting its summary ("left
+        unsummarised", its turns counted) and its turns are added to `left`, whose turns are
+        not asked about again: a caller that keeps `left` from one call to the next asks about
+        such a chunk once. A model that fails otherwise raises its ModelError, the summaries
+        made before it stored.
         """
         counts: Counter[str] = Counter()
         left = set() if left is None else left
@@ -161,14 +164,20 @@ class Sleep:
             self._summaries,
             everything=everything,
         ):
-            for chunk in ready:
-                try:
-                    counts.update(self._summarise_chunk(owner, chunk))
-                except ModelOutputError as error:
-                    log.warning("dialogue of %s from %s waits: %s", owner, chunk[0].id, error)
-                    left.update(turn.id for turn in chunk)
-                    counts["left unsummarised"] += len(chunk)
-                    continue
+            made: list[tuple[SummaryChange, Counter[str]]] = []
+            try:
+                for chunk in ready:
+                    try:
+                        unsaved = [change for change, _counts in made]
+                        made.append(self._summarise_chunk(owner, chunk, unsaved))
+                    except ModelOutputError as error:
+                        log.warning("dialogue of %s from %s waits: %s", owner, chunk[0].id, error)
+                        left.update(turn.id for turn in chunk)
+                        counts["left unsummarised"] += len(chunk)
+            finally:
+                self._store.save_summaries(owner, [change for change, _counts in made])
+            for _change, changed in made:
+                counts.update(changed)
                 done("summary")
         return counts
 
@@ -224,8 +233,14 @@ class Sleep:
                 facts = [item.fact for item in left] + facts[JUDGE_BATCH:]
         return counts
 
-    def _summarise_chunk(self, owner: str, chunk: list[Turn]) -> Counter[str]:
-        """One chunk: its summary memory, and the events it starts or continues."""
+    def _summarise_chunk(
+        self, owner: str, chunk: list[Turn], unsaved: list[SummaryChange]
+    ) -> tuple[SummaryChange, Counter[str]]:
+        """One chunk's summary memory and the events it starts or continues, with their counts.
+
+        `unsaved` are the summaries made before it and not yet stored, whose events count as
+        stored.
+        """
         lines = dialogue(chunk)
         digest = self._cognition.digest_dialogue(lines)
         text = digest.summary
@@ -249,26 +264,48 @@ class Sleep:
         changes: dict[str, EventChange] = {}
         for tag in digest.events:
             tagged = [chunk[line] for line in tag.lines if 0 <= line < len(chunk)] or chunk
+            earlier = changes.get(tag.category)
+            latest = earlier.event if earlier else self._latest_event(owner, tag.category, unsaved)
             change, started = self._event_change(
-                owner, tag, tagged, changes.get(tag.category), summary
+                owner, tag, tagged, summary, earlier=earlier, latest=latest
             )
             counts["events started" if started else "events continued"] += 1
             changes[tag.category] = change
-        self._store.save_summary(summary, [turn.id for turn in chunk], list(changes.values()))
-        return counts
+        made = SummaryChange(
+            summary=summary, turns=[turn.id for turn in chunk], events=list(changes.values())
+        )
+        return made, counts
+
+    def _latest_event(
+        self, owner: str, category: str, unsaved: list[SummaryChange]
+    ) -> Event | None:
+        """The owner's event of this category updated last (ties by id), unsaved ones counted."""
+        events: dict[str, Event] = {}
+        stored = self._store.latest_event(owner, category)
+        if stored is not None:
+            events[stored.id] = stored
+        for made in unsaved:
+            for change in made.events:
+                if change.event.category == category:
+                    events[change.event.id] = change.event
+        return max(events.values(), key=lambda event: (event.last_at, event.id), default=None)
 
     def _event_change(
         self,
         owner: str,
         tag: EventTag,
         tagged: list[Turn],
-        earlier: EventChange | None,
         summary: Memory,
+        *,
+        earlier: EventChange | None,
+        latest: Event | None,
     ) -> tuple[EventChange, bool]:
-        """The event a tag joins (the open one of its category) or starts (true), its members."""
+        """The event a tag joins (`latest`, when open) or starts (true), and its members.
+
+        `earlier` is the change this chunk already made to an event of the tag's category.
+        """
         at = tagged[-1].created_at
         members = [summary.id, *(observation_id(owner, turn.id) for turn in tagged)]
-        latest = earlier.event if earlier else self._store.latest_event(owner, tag.category)
         if latest is not None and is_open(latest, at):
             merged = self._cognition.merge_event(
                 EventUpdate(

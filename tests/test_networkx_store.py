@@ -13,7 +13,8 @@ import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import StoreError
-from graphmem.model import Turn
+from graphmem.mechanisms.attention import initial_attention
+from graphmem.model import LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import ROOT
@@ -134,5 +135,44 @@ def test_a_journal_written_by_pythons_json_replays(tmp_path: Path) -> None:
     store = NetworkXStore.open(path)
     try:
         assert store.export("alice").nodes == [turn.model_copy(update={"position": 0})]
+    finally:
+        store.close()
+
+
+def test_a_journal_entry_of_one_summary_replays(tmp_path: Path) -> None:
+    """Journals written before summaries were stored in batches open with their summaries."""
+    path = tmp_path / "graph.json"
+    turn = Turn(id="m1", owner="alice", text="We flew to Disneyland.", created_at=NOW)
+    summary = Memory(
+        id="s1",
+        owner="alice",
+        text="A trip to Disneyland.",
+        created_at=NOW,
+        kind=MemoryKind.SUMMARY,
+        importance=5.0,
+        attention=initial_attention(5.0, NOW),
+        tier=Tier.HOT,
+        embedding=[1.0, 0.0],
+        accessed_at=NOW,
+    )
+    changes = [
+        {"op": "save_turns", "turns": [turn.model_dump(mode="json")], "sequence": 1},
+        {
+            "op": "save_summary",
+            "owner": "alice",
+            "summary": summary.model_dump(mode="json"),
+            "turns": ["m1"],
+            "events": [],
+            "sequence": 2,
+        },
+    ]
+    journal = "".join(json.dumps(change) + "\n" for change in changes)
+    path.with_name("graph.json.journal").write_text(journal, encoding="utf-8")
+    store = NetworkXStore.open(path)
+    try:
+        graph = store.export("alice")
+        assert summary in graph.nodes
+        assert [link.type for _s, _t, link in graph.links] == [LinkType.FROM]
+        assert store.turns_awaiting_summary("alice", 10) == []
     finally:
         store.close()

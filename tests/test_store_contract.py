@@ -10,7 +10,7 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, OwnerGraph, SimilarMemory, Store
+from graphmem.store.base import Derivation, OwnerGraph, SimilarMemory, Store, SummaryChange
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer
@@ -399,7 +399,7 @@ def test_working_memories_are_the_most_similar_hot_ones_per_embedding(
         ],
     )
     summary = memories[0].model_copy(update={"id": "summary", "kind": MemoryKind.SUMMARY})
-    store.save_summary(summary, [turns[0].id], [])
+    store.save_summaries(owner, [SummaryChange(summary=summary, turns=[turns[0].id], events=[])])
     queries = embedder.embed(["Can I drink milk?", "Are we going to Disneyland?"], "query")
     trip = memories[2]
     assert store.find_similar_memories(owner, queries[1], 1)[0].memory.id == trip.id

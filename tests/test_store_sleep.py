@@ -13,7 +13,14 @@ from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolic
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, EventChange, Impressed, OwnerGraph, Store
+from graphmem.store.base import (
+    Derivation,
+    EventChange,
+    Impressed,
+    OwnerGraph,
+    Store,
+    SummaryChange,
+)
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer
@@ -219,8 +226,9 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
         embedding=embedding,
     )
     change = EventChange(event=event, previous=None, members=["summary", "m0"])
-    store.save_summary(summary, ["t0"], [change])
-    store.save_summary(summary, ["t0"], [change])
+    made = SummaryChange(summary=summary, turns=["t0"], events=[change])
+    store.save_summaries(owner, [made])
+    store.save_summaries(owner, [made])
     assert store.turns_awaiting_summary(owner, 10) == []
     later = START + timedelta(days=2)
     continued = event.model_copy(
@@ -232,12 +240,26 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
     )
     latest = later + timedelta(hours=1)
     second = event.model_copy(update={"id": "next-trip", "first_at": latest, "last_at": latest})
-    store.save_summary(
-        summary.model_copy(update={"id": "summary-2"}),
-        [],
+    last = latest + timedelta(days=40)
+    third = event.model_copy(update={"id": "third-trip", "first_at": last, "last_at": last})
+    store.save_summaries(  # in order: each summary sees the events stored by those before it
+        owner,
         [
-            EventChange(event=continued, previous=None, members=[]),
-            EventChange(event=second, previous="trip", members=["summary-2"]),
+            SummaryChange(
+                summary=summary.model_copy(update={"id": "summary-2"}),
+                turns=[],
+                events=[EventChange(event=continued, previous=None, members=[])],
+            ),
+            SummaryChange(
+                summary=summary.model_copy(update={"id": "summary-3"}),
+                turns=[],
+                events=[EventChange(event=second, previous="trip", members=["summary-3"])],
+            ),
+            SummaryChange(
+                summary=summary.model_copy(update={"id": "summary-4"}),
+                turns=[],
+                events=[EventChange(event=third, previous="next-trip", members=["summary-4"])],
+            ),
         ],
     )
     graph = store.export(owner)
@@ -245,7 +267,7 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
     assert events["trip"].text.endswith("Day two.")
     assert events["trip"].last_at == later
     assert events["trip"].attention == event.attention  # kept: wake-ups are not undone
-    assert store.latest_event(owner, "travel") == events["next-trip"]
+    assert store.latest_event(owner, "travel") == events["third-trip"]
     assert store.latest_event(owner, "illness") is None
     edges = {(link.type, link.source, link.target) for _s, _t, link in graph.links}
     assert {
@@ -253,9 +275,11 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
         (LinkType.PART_OF, "m0", "trip"),
         (LinkType.FROM, "summary", "t0"),
         (LinkType.NEXT, "trip", "next-trip"),
-        (LinkType.PART_OF, "summary-2", "next-trip"),
+        (LinkType.PART_OF, "summary-3", "next-trip"),
+        (LinkType.NEXT, "next-trip", "third-trip"),
+        (LinkType.PART_OF, "summary-4", "third-trip"),
     } <= edges
-    assert sum(1 for edge in edges if edge[0] is LinkType.PART_OF) == 3
+    assert sum(1 for edge in edges if edge[0] is LinkType.PART_OF) == 4
 
 
 def test_knowledge_gives_causal_rules(store: Store, owner: str, embedder: CachedEmbedder) -> None:

@@ -156,6 +156,16 @@ class EventChange(BaseModel):
     members: list[str]
 
 
+class SummaryChange(BaseModel):
+    """A dialogue summary memory, the turns it is FROM, and the events it changed, in order."""
+
+    model_config = ConfigDict(frozen=True)
+
+    summary: Memory
+    turns: list[str]
+    events: list[EventChange]
+
+
 class Sourced(BaseModel):
     """A memory with every turn it came from, oldest first."""
 
@@ -393,13 +403,12 @@ class Store(Protocol):
     def latest_event(self, owner: str, category: str) -> Event | None:
         """The owner's event of this category updated last (ties by id), if any."""
 
-    def save_summary(
-        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
-    ) -> None:
-        """Store a dialogue summary FROM its turns and the events it changed, at once.
+    def save_summaries(self, owner: str, changes: Sequence[SummaryChange]) -> None:
+        """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
-        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
-        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        For each: clears the turns' summary marks; creates or updates each event, NEXT from its
+        previous one and with its members PART_OF it. All or nothing (one transaction, one
+        journal entry). Idempotent: a summary already stored is kept.
         """
 
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:

@@ -35,7 +35,6 @@ from graphmem.model import (
 from graphmem.store.base import (
     Cause,
     Derivation,
-    EventChange,
     EventTrail,
     Forgetting,
     GraphCounts,
@@ -45,6 +44,7 @@ from graphmem.store.base import (
     Provenance,
     SimilarMemory,
     Sourced,
+    SummaryChange,
     UpdateTrail,
     Woken,
     belief_bin,
@@ -103,6 +103,23 @@ def _turn_row(turn: Turn) -> dict[str, Any]:
 def _turn_from(properties: Mapping[str, Any]) -> Turn:
     """A turn from its node properties."""
     return Turn.model_validate({key: _native(value) for key, value in properties.items()})
+
+
+def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:
+    """The parameters of save_summary.cypher for one summary and its events."""
+    return {
+        "owner": owner,
+        "summary": _memory_row(change.summary),
+        "turns": list(change.turns),
+        "events": [
+            {
+                "event": _event_row(event.event),
+                "previous": event.previous,
+                "members": list(event.members),
+            }
+            for event in change.events
+        ],
+    }
 
 
 def _memory_row(memory: Memory) -> dict[str, Any]:
@@ -511,32 +528,20 @@ class Neo4jStore:
         )
         return next((_event_from(event) for event in row["events"]), None)
 
-    def save_summary(
-        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
-    ) -> None:
-        """Store a dialogue summary FROM its turns and the events it changed, at once.
+    def save_summaries(self, owner: str, changes: Sequence[SummaryChange]) -> None:
+        """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
-        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
-        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        For each: clears the turns' summary marks; creates or updates each event, NEXT from its
+        previous one and with its members PART_OF it. All or nothing (one transaction, one
+        journal entry). Idempotent: a summary already stored is kept.
         """
-        check_nodes(summary.owner, [summary, *(change.event for change in events)])
-        self._write(
-            summary.owner,
-            load_statement("save_summary"),
-            {
-                "owner": summary.owner,
-                "summary": _memory_row(summary),
-                "turns": list(turns),
-                "events": [
-                    {
-                        "event": _event_row(change.event),
-                        "previous": change.previous,
-                        "members": list(change.members),
-                    }
-                    for change in events
-                ],
-            },
-        )
+        for change in changes:
+            check_nodes(owner, [change.summary, *(event.event for event in change.events)])
+        if changes:
+            statement = load_statement("save_summary")
+            self._write_together(
+                owner, [(statement, _summary_parameters(owner, change)) for change in changes]
+            )
 
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
         """The owner's facts not yet consolidated, oldest first, with their embeddings."""

@@ -49,7 +49,6 @@ from graphmem.model import (
 from graphmem.store.base import (
     Cause,
     Derivation,
-    EventChange,
     EventTrail,
     Forgetting,
     GraphCounts,
@@ -59,6 +58,7 @@ from graphmem.store.base import (
     Provenance,
     SimilarMemory,
     Sourced,
+    SummaryChange,
     UpdateTrail,
     Woken,
     belief_bin,
@@ -312,26 +312,18 @@ class NetworkXStore:
             ]
             return max(events, key=lambda event: (event.last_at, event.id), default=None)
 
-    def save_summary(
-        self, summary: Memory, turns: Sequence[str], events: Sequence[EventChange]
-    ) -> None:
-        """Store a dialogue summary FROM its turns and the events it changed, at once.
+    def save_summaries(self, owner: str, changes: Sequence[SummaryChange]) -> None:
+        """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
-        Clears the turns' summary marks; creates or updates each event, NEXT from its previous
-        one and with its members PART_OF it. Idempotent: a summary already stored is kept.
+        For each: clears the turns' summary marks; creates or updates each event, NEXT from its
+        previous one and with its members PART_OF it. All or nothing (one transaction, one
+        journal entry). Idempotent: a summary already stored is kept.
         """
-        owner = summary.owner
-        check_nodes(owner, [summary, *(change.event for change in events)])
-        with self._lock:
-            self._write(
-                {
-                    "op": "save_summary",
-                    "owner": owner,
-                    "summary": summary,
-                    "turns": list(turns),
-                    "events": list(events),
-                }
-            )
+        for change in changes:
+            check_nodes(owner, [change.summary, *(event.event for event in change.events)])
+        if changes:
+            with self._lock:
+                self._write({"op": "save_summaries", "owner": owner, "changes": list(changes)})
 
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
         """The owner's facts not yet consolidated, oldest first, with their embeddings."""
@@ -938,6 +930,7 @@ class NetworkXStore:
             "forget": self._apply_forget,
             "forget_turn": self._apply_forget_turn,
             "save_knowledge": self._apply_save_knowledge,
+            "save_summaries": self._apply_save_summaries,
             "save_summary": self._apply_save_summary,
             "link_memories": self._apply_link_memories,
             "put_nodes": self._apply_put_nodes,
@@ -1083,18 +1076,28 @@ class NetworkXStore:
             link = Link(type=LinkType.INFERRED_FROM, source=conjecture.id, target=impression.id)
             self._add_link(owner, "Memory", "Impression", link)
 
-    def _apply_save_summary(self, change: dict[str, Any]) -> None:
-        """Store a summary FROM its turns, clear their marks, and create or update its events."""
+    def _apply_save_summaries(self, change: dict[str, Any]) -> None:
+        """Store each summary FROM its turns, clear their marks, create or update its events."""
         owner = change["owner"]
-        summary = Memory.model_validate(change["summary"])
+        for data in change["changes"]:
+            self._apply_summary_change(owner, SummaryChange.model_validate(data))
+
+    def _apply_save_summary(self, change: dict[str, Any]) -> None:
+        """Replay a journal entry of one summary, as written before summaries were batched."""
+        fields = ("summary", "turns", "events")
+        summary = SummaryChange.model_validate({name: change[name] for name in fields})
+        self._apply_summary_change(change["owner"], summary)
+
+    def _apply_summary_change(self, owner: str, change: SummaryChange) -> None:
+        """Store one summary FROM its turns, clear their marks, create or update its events."""
+        summary = change.summary
         self._add_node(summary)
-        for turn_id in change["turns"]:
+        for turn_id in change.turns:
             turn = self._node(owner, "Turn", turn_id)
             if isinstance(turn, Turn):
                 self._add_memory_from(owner, turn_id, summary)
                 self._replace(turn.model_copy(update={"awaiting_summary": False}))
-        for data in change["events"]:
-            event_change = EventChange.model_validate(data)
+        for event_change in change.events:
             event = event_change.event
             stored = self._node(owner, "Event", event.id)
             if isinstance(stored, Event):
