@@ -1,5 +1,6 @@
-// Purpose: apply one fact's consolidation in one transaction, with the arithmetic of
-//          graphmem/mechanisms/beliefs.py and graphmem/mechanisms/attention.py. Each move, in
+// Purpose: apply one fact's consolidation (the store runs this for each fact it settles, in
+//          order, in one transaction), with the arithmetic of graphmem/mechanisms/beliefs.py
+//          and graphmem/mechanisms/attention.py. Each move, in
 //          order (a subquery of its own, so a memory moved twice is moved the second time from
 //          where the first left it), sets the memory's belief b (the first-hand belief when it
 //          has none) to b + $rate * (estimate - b) and changes its attention: 'raise' as a use

@@ -1,10 +1,11 @@
 """The sleep job's steps: dialogue summaries with their major events, and consolidation of facts.
 
 Both are driven by marks in the graph (a turn awaiting its summary, a memory awaiting
-consolidation), and each item is written by one store call that also clears its mark (the
-summaries of the chunks ready at once by one call together), so the job can be killed at any
-point and run again: it starts where the marks say and does nothing twice. What it makes has
-ids derived from what it was made from, so a redone item is the same.
+consolidation), and each item is written by a store call that also clears its mark (several
+by one call where nothing is read between them: the summaries of the chunks ready at once, the
+facts of a judged batch), so the job can be killed at any point and run again: it starts
+where the marks say and does nothing twice. What it makes has ids derived from what it was made
+from, so a redone item is the same.
 """
 
 import logging
@@ -193,8 +194,9 @@ class Sleep:
         fact whose question came out otherwise (a fact before it changed a belief it is weighed
         against), or that does not commute with one left for that reason, is left to the next
         batch, asked again. A fact the model answers invalidly about, even alone, stays awaiting
-        consolidation ("left unjudged") and is weighed in a later job. `done` hears "fact"
-        after each fact.
+        consolidation ("left unjudged") and is weighed in a later job. The facts settled are
+        stored together, in one store call, before the store is read again (a fact weighed
+        again, the next batch); `done` hears "fact" for each once stored.
         """
         counts: Counter[str] = Counter()
         unjudged: set[str] = set()
@@ -213,6 +215,7 @@ class Sleep:
                 judgements = self._judge(asked)
                 left: list[Weighing] = []
                 changed: set[str] = set()  # the settled facts and what they were weighed against
+                settled: list[Settlement] = []  # not stored yet
                 for question in asked:
                     if question.fact.id not in judgements:
                         unjudged.add(question.fact.id)
@@ -222,14 +225,15 @@ class Sleep:
                     if question.near.isdisjoint(changed | unsettled):
                         weighing = question  # found as asked: nothing it found has changed
                     else:
+                        counts.update(self._store_settled(owner, settled, now, done))
+                        settled = []
                         weighing = self._weighing(owner, question.fact)
                     if weighing.asks(question, self._beliefs) and _commutes(weighing, left):
-                        settled = self._settle(owner, weighing, judgements[question.fact.id], now)
+                        settled.append(self._settlement(weighing, judgements[question.fact.id]))
                         changed |= {weighing.fact.id} | {old.id for old in weighing.nearest}
-                        counts.update(settled)
-                        done("fact")
                     else:
                         left.append(weighing)
+                counts.update(self._store_settled(owner, settled, now, done))
                 facts = [item.fact for item in left] + facts[JUDGE_BATCH:]
         return counts
 
@@ -405,21 +409,18 @@ class Sleep:
             judgements[item.fact.id] = verdict.judgements
         return judgements
 
-    def _settle(
-        self, owner: str, weighing: Weighing, judgements: list[FactJudgement], now: datetime
+    def _store_settled(
+        self, owner: str, settled: list[Settlement], now: datetime, done: Callable[[str], None]
     ) -> Counter[str]:
-        """Settle and store one fact by its judgements; count its relations."""
-        settlement = self._settlement(weighing, judgements)
-        self._store.settle_fact(
-            owner,
-            weighing.fact.id,
-            settlement,
-            now,
-            beliefs=self._beliefs,
-            attention=self._attention,
+        """Store facts' settlements at once; tell `done` of each; count their relations."""
+        self._store.settle_facts(
+            owner, settled, now, beliefs=self._beliefs, attention=self._attention
         )
-        counts = Counter(link.type.value for link in settlement.links)
-        counts["facts"] += 1
+        counts: Counter[str] = Counter()
+        for settlement in settled:
+            counts.update(link.type.value for link in settlement.links)
+            counts["facts"] += 1
+            done("fact")
         return counts
 
     def _settlement(self, weighing: Weighing, judgements: list[FactJudgement]) -> Settlement:

@@ -95,6 +95,7 @@ def test_settling_moves_beliefs_in_order_and_clears_the_mark(
     save(store, owner, new_turn, [new])
     now = START + timedelta(days=2)
     settlement = Settlement(
+        fact="m1",
         moves=[
             BeliefMove(id="m1", estimate=1.0, attention=AttentionChange.KEEP),
             BeliefMove(id="m1", estimate=1.0, attention=AttentionChange.RAISE),
@@ -107,7 +108,7 @@ def test_settling_moves_beliefs_in_order_and_clears_the_mark(
         ],
     )
     attention = AttentionPolicy()
-    store.settle_fact(owner, "m1", settlement, now, beliefs=BeliefPolicy(), attention=attention)
+    store.settle_facts(owner, [settlement], now, beliefs=BeliefPolicy(), attention=attention)
     graph = store.export(owner)
     memories = {node.id: node for node in graph.nodes if isinstance(node, Memory)}
     # b = 0.8 (first hand) -> 0.8 + 0.3 * 0.2 = 0.86 -> 0.86 + 0.3 * 0.14 = 0.902
@@ -126,6 +127,34 @@ def test_settling_moves_beliefs_in_order_and_clears_the_mark(
         for _s, _t, link in graph.links
         if link.type in {LinkType.CONTRADICTS, LinkType.SUPPORTS}
     ] == [(LinkType.CONTRADICTS, "m1", "m0")]
+
+
+def test_facts_settled_at_once_are_applied_in_order(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    texts = ["I live in Paris.", "I moved to Lyon.", "I moved to Nice."]
+    for number, text in enumerate(texts):
+        turn, memory = turn_and_memory(store, owner, embedder, number, text, belief=None)
+        save(store, owner, turn, [memory])
+    settlements = [
+        Settlement(
+            fact=fact,
+            moves=[BeliefMove(id="m0", estimate=0.1, attention=AttentionChange.KEEP)],
+            links=[Link(type=LinkType.UPDATES, source=fact, target="m0")],
+        )
+        for fact in ("m1", "m2")
+    ]
+    now = START + timedelta(days=3)
+    store.settle_facts(owner, settlements, now, beliefs=BeliefPolicy(), attention=AttentionPolicy())
+    memories = {node.id: node for node in store.export(owner).nodes if isinstance(node, Memory)}
+    once = 0.8 + 0.3 * (0.1 - 0.8)  # the second move starts where the first left the belief
+    assert memories["m0"].belief == pytest.approx(once + 0.3 * (0.1 - once))
+    assert memories["m0"].valid_until == memories["m1"].created_at  # the earlier update's
+    assert [memories[fact].awaiting_consolidation for fact in ("m0", "m1", "m2")] == [
+        True,
+        False,
+        False,
+    ]
 
 
 def test_impressions_accumulate_once_per_turn_and_tip_into_a_conjecture(

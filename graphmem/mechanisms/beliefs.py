@@ -86,6 +86,8 @@ class Settlement(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    fact: str
+    """The new fact's memory id (its awaiting_consolidation mark is cleared)."""
     moves: list[BeliefMove]
     links: list[Link]
 
@@ -100,6 +102,7 @@ def settle(fact: str, belief: float, judged: list[Judged], policy: BeliefPolicy)
     duplicate = next((item for item in judged if item.relation is Relation.DUPLICATE), None)
     if duplicate is not None:
         return Settlement(
+            fact=fact,
             moves=[
                 BeliefMove(
                     id=duplicate.old, estimate=duplicate.estimate, attention=AttentionChange.RAISE
@@ -134,4 +137,4 @@ def settle(fact: str, belief: float, judged: list[Judged], policy: BeliefPolicy)
             moves.append(
                 BeliefMove(id=item.old, estimate=1.0 - belief, attention=AttentionChange.LOWER)
             )
-    return Settlement(moves=moves, links=links)
+    return Settlement(fact=fact, moves=moves, links=links)

@@ -414,24 +414,24 @@ class Store(Protocol):
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:
         """The owner's facts not yet consolidated, oldest first, with their embeddings."""
 
-    def settle_fact(
+    def settle_facts(
         self,
         owner: str,
-        fact: str,
-        settlement: Settlement,
+        settlements: Sequence[Settlement],
         now: datetime,
         *,
         beliefs: BeliefPolicy,
         attention: AttentionPolicy,
     ) -> None:
-        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+        """Apply facts' consolidations in order, at once (one transaction, one journal entry).
 
-        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
-        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
-        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
-        Moves and edges naming memories not stored are skipped. An UPDATES edge ends the older
-        memory's validity when the newer one was made (`valid_until`, the earliest if several)
-        and starts the newer one's (`valid_from`).
+        Each fact's moves in order, its edges, its mark cleared. A move sets belief b to
+        b + rate * (estimate - b) (b of a memory without one is the first-hand belief); its
+        attention change is that of mechanisms.beliefs (raise: the use gains, accessed_at and
+        tier 0 as in `wake`; lower: mechanisms.attention.lowered). Moves and edges naming
+        memories not stored are skipped. An UPDATES edge ends the older memory's validity when
+        the newer one was made (`valid_until`, the earliest if several) and starts the newer
+        one's (`valid_from`).
         """
 
     def provenance(self, owner: str, turn: str) -> Provenance | None:

@@ -552,40 +552,52 @@ class Neo4jStore:
         )
         return [_memory_from(memory) for memory in row["memories"]]
 
-    def settle_fact(
+    def settle_facts(
         self,
         owner: str,
-        fact: str,
-        settlement: Settlement,
+        settlements: Sequence[Settlement],
         now: datetime,
         *,
         beliefs: BeliefPolicy,
         attention: AttentionPolicy,
     ) -> None:
-        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+        """Apply facts' consolidations in order, at once (one transaction, one journal entry).
 
-        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
-        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
-        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
-        Moves and edges naming memories not stored are skipped.
+        Each fact's moves in order, its edges, its mark cleared. A move sets belief b to
+        b + rate * (estimate - b) (b of a memory without one is the first-hand belief); its
+        attention change is that of mechanisms.beliefs (raise: the use gains, accessed_at and
+        tier 0 as in `wake`; lower: mechanisms.attention.lowered). Moves and edges naming
+        memories not stored are skipped. An UPDATES edge ends the older memory's validity when
+        the newer one was made (`valid_until`, the earliest if several) and starts the newer
+        one's (`valid_from`).
         """
-        self._write(
-            owner,
-            load_statement("settle_fact"),
-            {
-                "owner": owner,
-                "fact": fact,
-                "moves": [move.model_dump(mode="json") for move in settlement.moves],
-                "links": [link.model_dump(mode="json") for link in settlement.links],
-                "now": now,
-                "rate": beliefs.rate,
-                "first_hand": beliefs.first_hand,
-                "kept": beliefs.kept_attention,
-                "long_gain": attention.use_long_term,
-                "short_gain": attention.use_short_term,
-                **_half_lives(attention),
-            },
-        )
+        policies = {
+            "now": now,
+            "rate": beliefs.rate,
+            "first_hand": beliefs.first_hand,
+            "kept": beliefs.kept_attention,
+            "long_gain": attention.use_long_term,
+            "short_gain": attention.use_short_term,
+            **_half_lives(attention),
+        }
+        statement = load_statement("settle_fact")
+        if settlements:
+            self._write_together(
+                owner,
+                [
+                    (
+                        statement,
+                        {
+                            "owner": owner,
+                            "fact": settlement.fact,
+                            "moves": [move.model_dump(mode="json") for move in settlement.moves],
+                            "links": [link.model_dump(mode="json") for link in settlement.links],
+                            **policies,
+                        },
+                    )
+                    for settlement in settlements
+                ],
+            )
 
     def provenance(self, owner: str, turn: str) -> Provenance | None:
         """What was derived from one of the owner's turns (None if no such turn is stored)."""

@@ -332,69 +332,79 @@ class NetworkXStore:
                 owner, "Memory", self._awaiting_consolidation.get(owner, {}), limit
             )
 
-    def settle_fact(
+    def settle_facts(
         self,
         owner: str,
-        fact: str,
-        settlement: Settlement,
+        settlements: Sequence[Settlement],
         now: datetime,
         *,
         beliefs: BeliefPolicy,
         attention: AttentionPolicy,
     ) -> None:
-        """Apply a fact's consolidation at once: its moves in order, its edges, its mark cleared.
+        """Apply facts' consolidations in order, at once (one transaction, one journal entry).
 
-        A move sets belief b to b + rate * (estimate - b) (b of a memory without one is the
-        first-hand belief); its attention change is that of mechanisms.beliefs (raise: the use
-        gains, accessed_at and tier 0 as in `wake`; lower: mechanisms.attention.lowered).
-        Moves and edges naming memories not stored are skipped. An UPDATES edge ends the older
-        memory's validity when the newer one was made (`valid_until`, the earliest if several)
-        and starts the newer one's (`valid_from`).
+        Each fact's moves in order, its edges, its mark cleared. A move sets belief b to
+        b + rate * (estimate - b) (b of a memory without one is the first-hand belief); its
+        attention change is that of mechanisms.beliefs (raise: the use gains, accessed_at and
+        tier 0 as in `wake`; lower: mechanisms.attention.lowered). Moves and edges naming
+        memories not stored are skipped. An UPDATES edge ends the older memory's validity when
+        the newer one was made (`valid_until`, the earliest if several) and starts the newer
+        one's (`valid_from`).
         """
         with self._lock:
             changed: dict[str, Memory] = {}
-            for move in settlement.moves:
-                memory = changed.get(move.id) or self._node(owner, "Memory", move.id)
-                if not isinstance(memory, Memory):
-                    continue
-                belief = beliefs.first_hand if memory.belief is None else memory.belief
-                update: dict[str, Any] = {"belief": moved(belief, move.estimate, beliefs)}
-                if move.attention is AttentionChange.RAISE:
-                    update["attention"] = woken(
-                        memory.attention,
-                        now,
-                        attention,
-                        long_term_gain=attention.use_long_term,
-                        short_term_gain=attention.use_short_term,
+
+            def stored(memory_id: str) -> Node | None:
+                """A memory as the facts settled so far leave it."""
+                return changed.get(memory_id) or self._node(owner, "Memory", memory_id)
+
+            for settlement in settlements:
+                for move in settlement.moves:
+                    memory = stored(move.id)
+                    if not isinstance(memory, Memory):
+                        continue
+                    belief = beliefs.first_hand if memory.belief is None else memory.belief
+                    update: dict[str, Any] = {"belief": moved(belief, move.estimate, beliefs)}
+                    if move.attention is AttentionChange.RAISE:
+                        update["attention"] = woken(
+                            memory.attention,
+                            now,
+                            attention,
+                            long_term_gain=attention.use_long_term,
+                            short_term_gain=attention.use_short_term,
+                        )
+                        update["accessed_at"] = max(now, memory.accessed_at)
+                        update["tier"] = Tier.HOT
+                    elif move.attention is AttentionChange.LOWER:
+                        update["attention"] = lowered(
+                            memory.attention, now, attention, beliefs.kept_attention
+                        )
+                    changed[move.id] = memory.model_copy(update=update)
+                fact_memory = stored(settlement.fact)
+                if isinstance(fact_memory, Memory):
+                    changed[settlement.fact] = fact_memory.model_copy(
+                        update={"awaiting_consolidation": False}
                     )
-                    update["accessed_at"] = max(now, memory.accessed_at)
-                    update["tier"] = Tier.HOT
-                elif move.attention is AttentionChange.LOWER:
-                    update["attention"] = lowered(
-                        memory.attention, now, attention, beliefs.kept_attention
-                    )
-                changed[move.id] = memory.model_copy(update=update)
-            fact_memory = changed.get(fact) or self._node(owner, "Memory", fact)
-            if isinstance(fact_memory, Memory):
-                changed[fact] = fact_memory.model_copy(update={"awaiting_consolidation": False})
-            for link in settlement.links:
-                newer = changed.get(link.source) or self._node(owner, "Memory", link.source)
-                older = changed.get(link.target) or self._node(owner, "Memory", link.target)
-                if link.type is not LinkType.UPDATES or not (
-                    isinstance(newer, Memory) and isinstance(older, Memory)
-                ):
-                    continue
-                until = min(older.valid_until or newer.created_at, newer.created_at)
-                changed[older.id] = older.model_copy(update={"valid_until": until})
-                changed[newer.id] = newer.model_copy(update={"valid_from": newer.created_at})
-            self._write(
-                {
-                    "op": "settle_fact",
-                    "owner": owner,
-                    "nodes": [{"label": "Memory", "node": memory} for memory in changed.values()],
-                    "links": list(settlement.links),
-                }
-            )
+                for link in settlement.links:
+                    newer, older = stored(link.source), stored(link.target)
+                    if link.type is not LinkType.UPDATES or not (
+                        isinstance(newer, Memory) and isinstance(older, Memory)
+                    ):
+                        continue
+                    until = min(older.valid_until or newer.created_at, newer.created_at)
+                    changed[older.id] = older.model_copy(update={"valid_until": until})
+                    changed[newer.id] = newer.model_copy(update={"valid_from": newer.created_at})
+            if settlements:
+                self._write(
+                    {
+                        "op": "settle_facts",
+                        "owner": owner,
+                        "nodes": [
+                            {"label": "Memory", "node": memory} for memory in changed.values()
+                        ],
+                        "links": [link for settlement in settlements for link in settlement.links],
+                    }
+                )
 
     def provenance(self, owner: str, turn: str) -> Provenance | None:
         """What was derived from one of the owner's turns (None if no such turn is stored)."""
@@ -934,7 +944,8 @@ class NetworkXStore:
             "save_summary": self._apply_save_summary,
             "link_memories": self._apply_link_memories,
             "put_nodes": self._apply_put_nodes,
-            "settle_fact": self._apply_settle_fact,
+            "settle_facts": self._apply_settle_facts,
+            "settle_fact": self._apply_settle_facts,  # one fact's entry, as written before
         }
         applier = appliers.get(change["op"])
         if applier is None:
@@ -1046,8 +1057,8 @@ class NetworkXStore:
         for item in change["nodes"]:
             self._replace(NODE_LABELS[item["label"]].model_validate(item["node"]))
 
-    def _apply_settle_fact(self, change: dict[str, Any]) -> None:
-        """A consolidated fact: new versions of the memories it moved, and its edges."""
+    def _apply_settle_facts(self, change: dict[str, Any]) -> None:
+        """Consolidated facts: new versions of the memories they moved, and their edges."""
         self._apply_put_nodes(change)
         self._add_memory_links(change["owner"], change["links"])
 
