@@ -9,7 +9,8 @@ as it does offline and the calls are those a real model would get. Two ways:
 - live: as an agent observes, one `observe` a turn, and the sleep job each night;
 - import: the whole month in one `observe_many` (chunks of OBSERVE_CHUNK turns), then one sleep
   job, as `graphmem import-history` does.
-Calls, prompt tokens and completion tokens come from the endpoint's accounting; the stand-in
+Calls, prompt tokens and completion tokens come from the endpoint's accounting (and the store's
+write transactions per turn from its traffic, GraphMem.store_traffic); the stand-in
 counts tokens with the XLM-R tokenizer of the offline embedder (the messages as sent, the
 schema among them; a server that also renders the response format's schema for the model, as
 OpenAI's does, reads it twice).
@@ -83,6 +84,7 @@ def measure(days: list[list[str]], embedder: E5Embedder, *, live: bool) -> dict[
         cognition = OpenAICognition(endpoint, "stand-in")
         with GraphMem(NetworkXStore.open(None), CachedEmbedder(embedder), cognition) as memory:
             ingest(memory, days, live=live)
+            traffic = memory.store_traffic
         usage = endpoint.accounting.by_operation()
     tasks = {
         task: {
@@ -99,6 +101,7 @@ def measure(days: list[list[str]], embedder: E5Embedder, *, live: bool) -> dict[
         "tasks": tasks,
         "calls_per_turn": round(total.calls / turns, 3),
         "tokens_per_turn": round((total.prompt_tokens + total.completion_tokens) / turns, 1),
+        "store_transactions_per_turn": round(traffic.transactions / turns, 3),
     }
 
 
@@ -131,6 +134,8 @@ def main() -> None:
         print(f"| {name} | {' | '.join(cells)} |")
     totals = [f"{way['calls_per_turn']} | {way['tokens_per_turn']}" for way in ways.values()]
     print(f"| all | {' | '.join(totals)} |")
+    transactions = [str(way["store_transactions_per_turn"]) for way in ways.values()]
+    print(f"| store write transactions | {transactions[0]} | | {transactions[1]} | |")
     if arguments.out:
         arguments.out.write_text(json.dumps({"chunk": OBSERVE_CHUNK, **ways}, indent=2) + "\n")
 

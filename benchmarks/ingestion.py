@@ -16,8 +16,9 @@ work emptied:
   beside e5's own rate on the same turn texts embedded in batches of 64 (the graph work must
   not be the bottleneck).
 Turns per second count the workload's turns; the summaries, impressions and conjectures that
-ingestion makes on the way are part of the work timed. Neo4j needs GRAPHMEM_NEO4J_URI and
-GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start).
+ingestion makes on the way are part of the work timed. Beside them, the store's write
+transactions and Cypher statements per turn (GraphMem.store_traffic). Neo4j needs
+GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start).
 """
 
 import argparse
@@ -111,14 +112,18 @@ def timed(
     for cached in (terms.terms, terms.words, offline.salience, offline.mood):
         cached.cache_clear()
     turns = sum(len(items) for items in workload)
+    before = memory.store_traffic
     started = time.perf_counter()
     for items in workload:
         ingest(memory, f"ingest-{secrets.token_hex(6)}", items)
     seconds = time.perf_counter() - started
+    after = memory.store_traffic
     return {
         "turns": turns,
         "seconds": round(seconds, 2),
         "turns_per_second": round(turns / seconds),
+        "transactions_per_turn": round((after.transactions - before.transactions) / turns, 3),
+        "statements_per_turn": round((after.statements - before.statements) / turns, 3),
     }
 
 
@@ -175,9 +180,15 @@ def measure(store: str, name: str, workload: list[list[Item]]) -> dict[str, Any]
         "e5 alone, batches of 64": e5_rate(workload),
     }
     for method, result in figures.items():
+        traffic = (
+            f" {result['transactions_per_turn']:6.3f} transactions"
+            f" {result['statements_per_turn']:6.3f} statements a turn"
+            if "transactions_per_turn" in result
+            else ""
+        )
         print(
             f"{store:8} {name:7} {method:30} {result['turns']:6} turns"
-            f" {result['seconds']:8.2f} s {result['turns_per_second']:7} turns/s",
+            f" {result['seconds']:8.2f} s {result['turns_per_second']:7} turns/s{traffic}",
             flush=True,
         )
     return figures

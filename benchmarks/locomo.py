@@ -604,6 +604,7 @@ def recall_pass(
     graphmem is asked for `memories` memories a question.
     """
     calls_before, _ = model_usage(memory)
+    traffic_before = memory.store_traffic
     rankings: dict[str, list[list[str]]] = {}
     seconds = []
     for conversation in conversations:
@@ -621,9 +622,16 @@ def recall_pass(
             turn_ids = [source_turn(turn.id) for item in found.memories for turn in item.turns]
             rankings[conversation.sample_id].append(list(dict.fromkeys(turn_ids))[:k])
     calls, _ = model_usage(memory)
+    traffic = memory.store_traffic
     cost = {
         **recall_latency(seconds),
         "model_calls_per_recall": round((calls - calls_before) / len(seconds), 3),
+        "statements_per_recall": round(
+            (traffic.statements - traffic_before.statements) / len(seconds), 2
+        ),
+        "transactions_per_recall": round(
+            (traffic.transactions - traffic_before.transactions) / len(seconds), 2
+        ),
     }
     print(f"recalled {len(seconds)} questions (peek: {peek})", file=sys.stderr, flush=True)
     return MethodRun(rankings, cost)
@@ -759,19 +767,23 @@ def print_tables(methods: dict[str, dict[str, Any]], samples: list[Sample]) -> N
         cells += [cell(entry["overall_excl_adversarial"]), cell(entry["overall"])]
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
-    print("| method | session R@5 | time | recall p50 / p95 | model calls / tokens per turn |")
+    print(
+        "| method | session R@5 | time | recall p50 / p95 (statements) |"
+        " model calls / tokens per turn |"
+    )
     print("|---|---|---|---|---|")
     for name, entry in methods.items():
         print(f"| {name} | {entry['overall']['session_recall@5']} | {cost_cells(entry['cost'])} |")
 
 
 def cost_cells(cost: dict[str, float]) -> str:
-    """The cost columns of a method: time, recall latency, model use per ingested turn."""
+    """The cost columns of a method: time, recall latency and statements, model use a turn."""
     if "scoring_seconds" in cost:
         return f"scoring {cost['scoring_seconds']} s | - | -"
     return (
         f"ingestion {cost['ingest_seconds']} s ({cost['turns_per_second']} turns/s)"
         f" | {cost['recall_p50_ms']} / {cost['recall_p95_ms']} ms"
+        f" ({cost.get('statements_per_recall', '-')})"
         f" | {cost['model_calls_per_turn']} / {cost['tokens_per_turn']}"
     )
 

@@ -89,6 +89,7 @@ from graphmem.store.base import (
     OwnerGraph,
     SimilarMemory,
     Store,
+    StoreTraffic,
     Woken,
 )
 from graphmem.store.neo4j import Neo4jStore
@@ -913,6 +914,11 @@ class GraphMem:
     def model_calls(self) -> Counter[str]:
         """The cognition calls made so far, by task (failures included)."""
         return Counter(self._cognition.calls)
+
+    @property
+    def store_traffic(self) -> StoreTraffic:
+        """The store's write transactions and statements so far (since it was opened)."""
+        return self._store.traffic()
 
     def recall(
         self,

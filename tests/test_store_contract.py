@@ -418,3 +418,21 @@ def test_working_memories_are_the_most_similar_hot_ones_per_embedding(
     assert trip.id not in {item.memory.id for item in found[1]}
     assert [len(items) for items in store.working_memories(owner, queries, 10)] == [3, 3]
     assert store.working_memories(owner + "-b", queries, 2) == [[], []]
+
+
+def test_traffic_counts_write_transactions_and_statements(store: Store, owner: str) -> None:
+    before = store.traffic()
+    turns = [make_turn(owner, number, TEXTS[number]) for number in range(2)]
+    store.save_turns(owner, [turn.model_copy(update={"pending": True}) for turn in turns])
+    written = store.traffic()
+    assert written.transactions == before.transactions + 1  # both turns in one transaction
+    assert [turn.id for turn in store.pending_turns(owner, 10)] == ["msg-0", "msg-1"]
+    read = store.traffic()
+    assert read.transactions == written.transactions
+    if isinstance(store, NetworkXStore):  # in process: no statements
+        assert read.statements == written.statements == before.statements == 0
+    else:  # the owner's write lock and the turns, then the read
+        assert (written.statements, read.statements) == (
+            before.statements + 2,
+            before.statements + 3,
+        )

@@ -156,6 +156,18 @@ class EventChange(BaseModel):
     members: list[str]
 
 
+class StoreTraffic(BaseModel):
+    """What a store has asked of its database since it was opened."""
+
+    model_config = ConfigDict(frozen=True)
+
+    transactions: int
+    """Write transactions committed (on the embedded store, changes written: a journal entry
+    each when it keeps a file)."""
+    statements: int
+    """Cypher statements sent to the server, retries included (none on the embedded store)."""
+
+
 class SummaryChange(BaseModel):
     """A dialogue summary memory, the turns it is FROM, and the events it changed, in order."""
 
@@ -520,6 +532,9 @@ class Store(Protocol):
 
     def count_health(self, owner: str) -> HealthCounts:
         """Count the owner's memories per kind, work queues, open contradictions and the like."""
+
+    def traffic(self) -> StoreTraffic:
+        """Write transactions committed and statements sent since the store was opened."""
 
     def close(self) -> None:
         """Release connections and files; the store is not used afterwards."""

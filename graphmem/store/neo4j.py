@@ -2,6 +2,7 @@
 
 import functools
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -9,7 +10,7 @@ from datetime import datetime
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, LiteralString, cast
+from typing import Any, LiteralString, TypeVar, cast
 
 import neo4j
 import neo4j.exceptions
@@ -44,6 +45,7 @@ from graphmem.store.base import (
     Provenance,
     SimilarMemory,
     Sourced,
+    StoreTraffic,
     SummaryChange,
     UpdateTrail,
     Woken,
@@ -51,6 +53,9 @@ from graphmem.store.base import (
     check_nodes,
 )
 from graphmem.terms import HAN
+
+Done = TypeVar("Done")
+"""What a transaction's work returns."""
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
@@ -288,17 +293,6 @@ def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
     }
 
 
-def _lock_owner(transaction: neo4j.ManagedTransaction, owner: str) -> None:
-    """Take the owner's write lock, first in every write transaction of the owner.
-
-    The owner's write transactions then run one at a time and never deadlock on each other.
-    A deadlock costs more than its retry: the driver (5.28 and 6.4 alike) hands a failed
-    transaction's connection back to its pool before it has finished checking it, and another
-    thread that takes the connection meanwhile can fail or hang reading from it.
-    """
-    transaction.run(load_statement("lock_owner"), {"owner": owner}).consume()
-
-
 def _rows(result: neo4j.Result) -> list[dict[str, Any]]:
     """A result's records as dicts of their values as decoded.
 
@@ -315,6 +309,9 @@ class Neo4jStore:
     def __init__(self, driver: neo4j.Driver, database: str) -> None:
         self._driver = driver
         self._database = database
+        self._counting = threading.Lock()
+        self._transactions = 0
+        self._statements = 0
 
     @classmethod
     def connect(cls, uri: str, user: str, password: SecretStr, database: str) -> "Neo4jStore":
@@ -409,19 +406,14 @@ class Neo4jStore:
         }
 
         def work(transaction: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-            _lock_owner(transaction, owner)
-            rows = _rows(transaction.run(load_statement("save_memories"), parameters))
+            rows = _rows(self._send(transaction, load_statement("save_memories"), parameters))
             saved = {row["turn_id"] for row in rows}
             missing = [item.source.id for item in derivations if item.source.id not in saved]
             if missing:  # raised inside the transaction function, so nothing is committed
                 raise StoreError(f"turn {missing[0]!r} of owner {owner} is not stored")
             return rows
 
-        with (
-            self._translated_errors(),
-            self._driver.session(database=self._database) as session,
-        ):
-            rows = session.execute_write(work)
+        rows = self._in_transaction(owner, work)
         return [
             [
                 derivation.impressions[index].conjecture.model_copy(update={"belief": belief})
@@ -652,20 +644,14 @@ class Neo4jStore:
         }
 
         def work(transaction: neo4j.ManagedTransaction) -> bool:
-            _lock_owner(transaction, owner)
-            rows = _rows(
-                transaction.run(load_statement("turn_provenance"), {"owner": owner, "turn": turn})
-            )
+            provenance = {"owner": owner, "turn": turn}
+            rows = _rows(self._send(transaction, load_statement("turn_provenance"), provenance))
             if not rows or _provenance_from(rows[0]) != forgetting.provenance:
                 return False
-            transaction.run(load_statement("forget_turn"), parameters).consume()
+            self._send(transaction, load_statement("forget_turn"), parameters).consume()
             return True
 
-        with (
-            self._translated_errors(),
-            self._driver.session(database=self._database) as session,
-        ):
-            return session.execute_write(work)
+        return self._in_transaction(owner, work)
 
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""
@@ -885,10 +871,12 @@ class Neo4jStore:
     ) -> list[dict[str, Any]]:
         """Run one statement in its own transaction (retried on transient errors); return rows."""
         routing = neo4j.RoutingControl.READ if read else neo4j.RoutingControl.WRITE
+        self._count(statements=1)
         with self._translated_errors():
             records, _summary, keys = self._driver.execute_query(
                 statement, parameters, database_=self._database, routing_=routing
             )
+        self._count(transactions=0 if read else 1)
         return [dict(zip(keys, record, strict=True)) for record in records]  # as in _rows
 
     def _find(self, name: str, parameters: dict[str, Any]) -> list[SimilarMemory]:
@@ -905,24 +893,58 @@ class Neo4jStore:
     def _write_together(
         self, owner: str, statements: Sequence[tuple[LiteralString, dict[str, Any]]]
     ) -> list[list[dict[str, Any]]]:
-        """Run write statements of the owner in order in one transaction; return their rows.
-
-        The transaction takes the owner's write lock first (`_lock_owner`) and is retried on
-        transient errors.
-        """
+        """Run write statements of the owner in order in one transaction; return their rows."""
 
         def work(transaction: neo4j.ManagedTransaction) -> list[list[dict[str, Any]]]:
-            _lock_owner(transaction, owner)
             return [
-                _rows(transaction.run(statement, parameters))
+                _rows(self._send(transaction, statement, parameters))
                 for statement, parameters in statements
             ]
+
+        return self._in_transaction(owner, work)
+
+    def _in_transaction(self, owner: str, work: Callable[[neo4j.ManagedTransaction], Done]) -> Done:
+        """Run `work` in one write transaction of the owner (retried on transient errors).
+
+        The transaction takes the owner's write lock first, so the owner's write transactions
+        run one at a time and never deadlock on each other. A deadlock costs more than its
+        retry: the driver (5.28 and 6.4 alike) hands a failed transaction's connection back to
+        its pool before it has finished checking it, and another thread that takes the
+        connection meanwhile can fail or hang reading from it.
+        """
+
+        def locked(transaction: neo4j.ManagedTransaction) -> Done:
+            self._send(transaction, load_statement("lock_owner"), {"owner": owner}).consume()
+            return work(transaction)
 
         with (
             self._translated_errors(),
             self._driver.session(database=self._database) as session,
         ):
-            return session.execute_write(work)
+            done = session.execute_write(locked)
+        self._count(transactions=1)
+        return done
+
+    def _send(
+        self,
+        transaction: neo4j.ManagedTransaction,
+        statement: LiteralString,
+        parameters: dict[str, Any],
+    ) -> neo4j.Result:
+        """Run one statement in a transaction, counted in the store's traffic."""
+        self._count(statements=1)
+        return transaction.run(statement, parameters)
+
+    def _count(self, *, transactions: int = 0, statements: int = 0) -> None:
+        """Add to the store's traffic."""
+        with self._counting:
+            self._transactions += transactions
+            self._statements += statements
+
+    def traffic(self) -> StoreTraffic:
+        """Write transactions committed and statements sent since the store was opened."""
+        with self._counting:
+            return StoreTraffic(transactions=self._transactions, statements=self._statements)
 
     def _run_batched(
         self, statement: LiteralString, parameters: dict[str, Any]
@@ -932,6 +954,7 @@ class Neo4jStore:
             self._translated_errors(),
             self._driver.session(database=self._database) as session,
         ):
+            self._count(transactions=1, statements=1)  # its batches counted as one
             result = session.run(statement, parameters)
             keys = result.keys()
             return [dict(zip(keys, record, strict=True)) for record in result]

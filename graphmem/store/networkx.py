@@ -58,6 +58,7 @@ from graphmem.store.base import (
     Provenance,
     SimilarMemory,
     Sourced,
+    StoreTraffic,
     SummaryChange,
     UpdateTrail,
     Woken,
@@ -117,6 +118,7 @@ class NetworkXStore:
         self._lock = threading.RLock()
         self._sequence = 0
         self._unsnapshotted = 0
+        self._transactions = 0
         self._journal: IO[bytes] | None = None
         self._lock_file: IO[bytes] | None = None
 
@@ -822,6 +824,11 @@ class NetworkXStore:
                 last_conjecture_at=max(conjectured, default=None),
             )
 
+    def traffic(self) -> StoreTraffic:
+        """Write transactions committed and statements sent since the store was opened."""
+        with self._lock:
+            return StoreTraffic(transactions=self._transactions, statements=0)
+
     def close(self) -> None:
         """Write a final snapshot and release the file; the store is not used afterwards."""
         with self._lock:
@@ -849,6 +856,7 @@ class NetworkXStore:
             self._journal.flush()
             os.fsync(self._journal.fileno())
         self._apply(change)
+        self._transactions += 1
         self._unsnapshotted += 1
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
