@@ -80,6 +80,7 @@ from graphmem.retrieval import (
     Weights,
     score,
 )
+from graphmem.similarity import inner_products
 from graphmem.sleep import AWAITING_BATCH, Sleep
 from graphmem.store.base import (
     Derivation,
@@ -426,7 +427,7 @@ def _cosines(embeddings: Sequence[Sequence[float]]) -> list[list[float]]:
     matrix = np.array(embeddings, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1)
     unit = matrix / np.where(norms == 0.0, 1.0, norms)[:, None]
-    similarities: list[list[float]] = (unit @ unit.T).tolist()
+    similarities: list[list[float]] = inner_products(unit, unit).tolist()
     return similarities
 
 

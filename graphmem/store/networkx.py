@@ -46,6 +46,7 @@ from graphmem.model import (
     Tier,
     Turn,
 )
+from graphmem.similarity import inner_products
 from graphmem.store.base import (
     Cause,
     Derivation,
@@ -875,9 +876,9 @@ class NetworkXStore:
         matrix = np.stack([self._searched(memory)[0] for memory in memories])
         queries = np.array(embeddings, dtype=np.float64)
         norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
-        similarities: np.ndarray[Any, np.dtype[np.float64]] = (queries @ matrix.T) / np.where(
-            norms == 0.0, 1.0, norms
-        )
+        similarities: np.ndarray[Any, np.dtype[np.float64]] = inner_products(
+            queries, matrix
+        ) / np.where(norms == 0.0, 1.0, norms)
         return similarities
 
     def _searched(self, memory: Memory) -> "tuple[np.ndarray[Any, np.dtype[np.float64]], Memory]":
