@@ -8,7 +8,9 @@ GraphMemError                 root: catch this to catch everything graphmem rais
 │   └── StoreUnavailableError the store could not be reached
 └── ModelError                an embedding or language-model endpoint failed
     ├── ModelRequestError     it answered the request with an error status (not busy, not down)
-    └── ModelOutputError      its answer did not fit the expected schema, even after a repair
+    └── ModelOutputError      it could not answer as asked: an invalid answer, even repaired,
+        │                     or one cut off at the length limit
+        └── ModelTooLongError the question is longer than the model's context: ask about less
 """
 
 
@@ -45,4 +47,12 @@ class ModelRequestError(ModelError):
 
 
 class ModelOutputError(ModelError):
-    """The model's answer did not fit the expected schema, even after one repair request."""
+    """The model could not answer as asked.
+
+    Its answer did not fit the expected schema, even after one repair request, or it was cut off
+    at the length limit (never repaired: asked again, the answer would be as long).
+    """
+
+
+class ModelTooLongError(ModelOutputError):
+    """The endpoint refused the question as longer than the model's context window."""

@@ -40,6 +40,7 @@ from graphmem.errors import (
     InvalidInputError,
     ModelError,
     ModelOutputError,
+    ModelTooLongError,
 )
 from graphmem.forgetting import Forget
 from graphmem.ids import impression_id, knowledge_id, observation_id
@@ -105,7 +106,7 @@ MAX_LOAD_ITEMS = 20_000
 
 OBSERVE_CHUNK = 64
 """Turns derived together: one batched embedding, one working-memory search, one model call
-(`perceive`), one write."""
+(`perceive`), one write; fewer once the model's context refuses that many."""
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""
 
@@ -118,6 +119,9 @@ KNOWLEDGE_IMPORTANCE = 5.0
 log = logging.getLogger("graphmem")
 
 T = TypeVar("T")
+
+Derived = tuple[list[Memory], list[Memory]]
+"""What deriving a turn gave: its memories, and the conjectures its impressions made."""
 
 
 class Observation(BaseModel):
@@ -162,7 +166,7 @@ class SleepReport(BaseModel):
 
     `counts` holds derived (pending turns done), summaries, events started, events continued,
     facts (consolidated), SUPPORTS, CONTRADICTS, UPDATES and MERGED_INTO (edges made) and
-    retiered (tier moves); and what the model answered invalidly about, left for a later job:
+    retiered (tier moves); and what the model could not answer about, left for a later job:
     left pending (turns), left unsummarised (turns), left unjudged (facts).
     """
 
@@ -416,12 +420,6 @@ def _turn(owner: str, item: Mapping[str, Any]) -> Turn:
     )
 
 
-def _chunks(turns: Sequence[Turn]) -> Iterator[Sequence[Turn]]:
-    """The turns OBSERVE_CHUNK at a time, in order: each chunk is derived at once."""
-    for start in range(0, len(turns), OBSERVE_CHUNK):
-        yield turns[start : start + OBSERVE_CHUNK]
-
-
 def _cosines(embeddings: Sequence[Sequence[float]]) -> list[list[float]]:
     """The cosine similarity of every pair of embeddings, as a square matrix."""
     matrix = np.array(embeddings, dtype=np.float64)
@@ -514,10 +512,13 @@ class GraphMem:
         )
         self.accounting = accounting
         self._unanswered: set[tuple[str, str]] = set()
-        """(owner, turn id) of the pending turns the model answered invalidly about in this
-        process: `complete_pending` leaves them to the sleep job, which asks about each alone."""
+        """(owner, turn id) of the pending turns the model could not answer about, alone, in
+        this process: `complete_pending` leaves them to the sleep job, which asks again."""
+        self._chunk_turns = OBSERVE_CHUNK
+        """How many turns are derived at once: OBSERVE_CHUNK, halved when the model's context
+        refuses a question (ModelTooLongError)."""
         self._unsummarised: dict[str, set[str]] = {}
-        """Per owner, the turns of the dialogue chunks the model answered invalidly about when
+        """Per owner, the turns of the dialogue chunks the model could not answer about when
         `observe` summarised them in this process: later observes leave them to the sleep job,
         which asks again (without this, every new session asked about every such chunk again)."""
         self._endpoint: OpenAIEndpoint | None = None
@@ -600,12 +601,15 @@ class GraphMem:
 
         Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
         `observe`); one message id stores once. The turns are stored, in order, before any model
-        call. Their memories are derived OBSERVE_CHUNK turns at a time: one batched embedding,
-        one working-memory search, one model call (`perceive`) and one store transaction a
-        chunk; a turn's working memory holds the hot memories and the earlier turns of its
-        chunk most like it. If the model fails, that chunk and the ones after it stay pending
-        and say so; when the model answers, up to PENDING_PER_OBSERVE older pending turns of the
-        owner are derived too. Every `summary_turns` turns of a session, and when a new session
+        call. Their memories are derived OBSERVE_CHUNK turns at a time (fewer when the model's
+        context is too small for that many): one batched embedding, one working-memory search,
+        one model call (`perceive`) and one store transaction a chunk; a turn's working memory
+        holds the hot memories and the earlier turns of its chunk most like it. A chunk the
+        model cannot answer about is asked about again turn by turn (in halves when longer than
+        its context); the turns it cannot answer about alone stay pending for the sleep job. If the model fails otherwise
+        (unreachable, refusing), the turns not derived yet stay pending and say so; when the
+        model answers, up to PENDING_PER_OBSERVE older pending turns of the owner are derived
+        too. Every `summary_turns` turns of a session, and when a new session
         starts (the ones before have ended), the dialogue that is ready is summarised and its
         events tagged (a model failure leaves that to the sleep job). `progress` hears how many
         of the batch's pending turns are derived, after each chunk. Returns one observation per
@@ -637,16 +641,14 @@ class GraphMem:
                 f" {'are' if many else 'is'} already stored with another text{others}"
             )
         pending = [turn for turn in stored.values() if turn.pending]
-        derived: dict[str, tuple[list[Memory], list[Memory]]] = {}
-        for chunk in _chunks(pending):
+        derived: dict[str, Derived] = {}
+        for chunk in self._chunks(pending):
             try:
-                results = self._derive(owner, chunk)
+                self._derive_or_leave(owner, chunk, derived)
             except ModelError as error:
-                self._note_unanswered(owner, chunk, error)
                 left = len(pending) - len(derived)
                 log.warning("%d turns of %s stay pending: %s", left, owner, error)
                 break
-            derived.update(zip((turn.id for turn in chunk), results, strict=True))
             if progress is not None:
                 progress(len(derived))
         pending_left = {turn.id for turn in pending} - set(derived)
@@ -680,31 +682,25 @@ class GraphMem:
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
 
-        Stops at the first model failure (the rest stays pending for a later try). Turns the
-        model answered invalidly about in this process are left to the sleep job: asking again
-        with every observe would pay a failing call each time.
+        Stops at the first model failure other than a turn it cannot answer about (the rest
+        stays pending for a later try). Turns the model could not answer about alone in this
+        process are left to the sleep job: asking again with every observe would pay a failing
+        call each time.
         """
         _checked(check_owner, owner)
-        done = 0
+        derived: dict[str, Derived] = {}
         pending = [
             turn
             for turn in self._store.pending_turns(owner, limit + len(self._unanswered))
             if (owner, turn.id) not in self._unanswered
         ]
-        for chunk in _chunks(pending[:limit]):
+        for chunk in self._chunks(pending[:limit]):
             try:
-                self._derive(owner, chunk)
+                self._derive_or_leave(owner, chunk, derived)
             except ModelError as error:
-                self._note_unanswered(owner, chunk, error)
                 log.warning("pending turns of %s wait for the model: %s", owner, error)
                 break
-            done += len(chunk)
-        return done
-
-    def _note_unanswered(self, owner: str, turns: Sequence[Turn], error: ModelError) -> None:
-        """Remember turns the model answered invalidly about (not those of an outage)."""
-        if isinstance(error, ModelOutputError):
-            self._unanswered.update((owner, turn.id) for turn in turns)
+        return len(derived)
 
     def learn(
         self,
@@ -758,8 +754,8 @@ class GraphMem:
         Resumable and idempotent: its work is marked in the graph, each item is written at once
         with its mark cleared, so a run killed at any point and run again ends as one that was
         not, and a run with nothing new changes nothing. `progress` hears about every item. A
-        turn the model answers invalidly about, even alone, stays pending ("left pending") and
-        the job goes on; a model that fails otherwise stops it with its ModelError.
+        turn the model cannot answer about (ModelOutputError), even alone, stays pending ("left
+        pending") and the job goes on; a model that fails otherwise stops it with its ModelError.
         """
         _checked(check_owner, owner)
         now = _checked(_aware, at if at is not None else datetime.now(UTC))
@@ -788,10 +784,11 @@ class GraphMem:
             for turn in self._store.pending_turns(owner, AWAITING_BATCH + len(left))
             if turn.id not in left
         ]:
-            for chunk in _chunks(pending):
-                stuck = self._derive_or_leave(owner, chunk)
+            for chunk in self._chunks(pending):
+                derived: dict[str, Derived] = {}
+                stuck = self._derive_or_leave(owner, chunk, derived)
                 left.update(turn.id for turn in stuck)
-                for _turn in range(len(chunk) - len(stuck)):
+                for _turn in derived:
                     counts["derived"] += 1
                     done("derived")
         if left:
@@ -1165,24 +1162,56 @@ class GraphMem:
             return False
         return turn.position == 0 or (turn.position + 1) % self._summaries.summary_turns == 0
 
-    def _derive_or_leave(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
-        """Derive pending turns; return those left pending, the model's answer invalid for each.
+    def _chunks(self, turns: Sequence[Turn]) -> Iterator[Sequence[Turn]]:
+        """The turns in order, as many at a time as are derived at once (read for each chunk)."""
+        start = 0
+        while start < len(turns):
+            chunk = turns[start : start + self._chunk_turns]
+            yield chunk
+            start += len(chunk)
 
-        A chunk the model answers invalidly is derived again turn by turn, so that one turn the
-        model cannot answer about holds back no other. A model that fails otherwise
-        (unreachable, answering errors) raises its ModelError: the job stops there.
+    def _derive_or_leave(
+        self, owner: str, turns: Sequence[Turn], derived: dict[str, Derived]
+    ) -> list[Turn]:
+        """Derive pending turns into `derived` (by turn id); return those left pending.
+
+        Turns the model cannot answer about together (ModelOutputError: an invalid or cut-off
+        answer) are derived again turn by turn, so that one turn the model cannot answer about
+        holds back no other; a question longer than the model's context (ModelTooLongError) is
+        asked again in halves, and when both halves were answered whole, half as many turns are
+        derived at once from then on. The turns the model cannot answer about alone are left
+        pending and noted, not asked about again by `complete_pending`. A model that fails
+        otherwise (unreachable, refusing) raises its ModelError: the turns not derived yet stay
+        pending, those derived before it are in `derived`.
         """
-        try:
-            self._derive(owner, turns)
-            self._unanswered.difference_update((owner, turn.id) for turn in turns)
-        except ModelOutputError as error:
-            if len(turns) == 1:
-                log.warning("turn %s of %s stays pending: %s", turns[0].id, owner, error)
-                return list(turns)
-            return [stuck for turn in turns for stuck in self._derive_or_leave(owner, [turn])]
-        return []
 
-    def _derive(self, owner: str, turns: Sequence[Turn]) -> list[tuple[list[Memory], list[Memory]]]:
+        def derive(part: Sequence[Turn]) -> tuple[list[Turn], bool]:
+            """The turns of `part` left pending, and whether one question derived it all."""
+            try:
+                results = self._derive(owner, part)
+            except ModelOutputError as error:
+                if len(part) == 1:
+                    log.warning("turn %s of %s stays pending: %s", part[0].id, owner, error)
+                    self._unanswered.add((owner, part[0].id))
+                    return list(part), False
+                too_long = isinstance(error, ModelTooLongError)
+                size = (len(part) + 1) // 2 if too_long else 1
+                outcomes = [derive(part[at : at + size]) for at in range(0, len(part), size)]
+                if (
+                    too_long
+                    and all(whole for _left, whole in outcomes)
+                    and size < self._chunk_turns
+                ):
+                    self._chunk_turns = size
+                    log.warning("deriving %d turns at a time from now on: %s", size, error)
+                return [turn for left, _whole in outcomes for turn in left], False
+            self._unanswered.difference_update((owner, turn.id) for turn in part)
+            derived.update(zip((turn.id for turn in part), results, strict=True))
+            return [], True
+
+        return derive(turns)[0]
+
+    def _derive(self, owner: str, turns: Sequence[Turn]) -> list[Derived]:
         """Embed, perceive and store stored turns' memories with their impressions, at once.
 
         One batched embedding, one working-memory search, one `perceive` judgement and one write

@@ -3,8 +3,8 @@
 Every call goes through `OpenAIEndpoint._call`: at most `max_concurrent` calls at once; retries
 with exponential backoff and full jitter on 429, 5xx, timeouts and connection errors, honouring
 Retry-After; token and call accounting per operation. Structured completions are validated with
-pydantic, get one repair request when invalid, and can be cached on disk by model, prompt and
-schema so that a rerun does not pay twice.
+pydantic, get one repair request when invalid (not when cut off at the length limit), and can be
+cached on disk by model, prompt and schema so that a rerun does not pay twice.
 """
 
 import email.utils
@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from graphmem.errors import ConfigurationError, ModelError, ModelOutputError, ModelRequestError
+from graphmem.errors import (
+    ConfigurationError,
+    ModelError,
+    ModelOutputError,
+    ModelRequestError,
+    ModelTooLongError,
+)
 
 if TYPE_CHECKING:  # openai itself is imported by the first endpoint made (see OpenAIEndpoint)
     from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -33,11 +39,21 @@ log = logging.getLogger("graphmem")
 Output = TypeVar("Output", bound=BaseModel)
 Reply = TypeVar("Reply")
 
+CUT_OFF = "cut off at the length limit"
+"""The problem of an answer the endpoint stopped at its length limit."""
+
 MAX_RETRY_AFTER_SECONDS = 120.0
 """A Retry-After longer than this is not waited for: the call fails instead."""
 
 BUSY_STATUSES = (429, 503)
 """Statuses that say the endpoint is busy or down, not that it refuses the request."""
+
+TOO_LONG_STATUSES = (400, 413)
+"""Statuses with which endpoints refuse a request longer than the model's context, saying so
+in the message (OpenAI's context_length_exceeded, vLLM's and llama.cpp's own words)."""
+
+REFUSAL_CHARS = 300
+"""How much of an endpoint's error message a refusal repeats."""
 
 
 class OperationUsage(BaseModel):
@@ -128,6 +144,15 @@ class ResponseCache:
         self._database.close()
 
 
+def said_in(body: object) -> str:
+    """The start of the message in an endpoint's error body, or nothing."""
+    message = body.get("message") if isinstance(body, dict) else body
+    if not isinstance(message, str):
+        return ""
+    words = " ".join(message.split())
+    return words[:REFUSAL_CHARS] + ("..." if len(words) > REFUSAL_CHARS else "")
+
+
 def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
     """The wait a response asks for (retry-after-ms, or Retry-After in seconds or as a date).
 
@@ -213,7 +238,12 @@ class OpenAIEndpoint:
         messages: Sequence["ChatCompletionMessageParam"],
         output: type[Output],
     ) -> Output:
-        """Ask for a JSON answer of the output model's schema; repair once, then fail."""
+        """Ask for a JSON answer of the output model's schema; repair once, then fail.
+
+        Raises ModelOutputError when the answer is invalid twice or cut off at the length limit
+        (at once: asked again, it would be as long), ModelTooLongError when the endpoint refuses
+        the question as longer than the model's context.
+        """
         self.accounting.add(operation, calls=1)
         schema = output.model_json_schema()
         key = ResponseCache.key(model, messages, schema)
@@ -226,6 +256,8 @@ class OpenAIEndpoint:
             if attempt == "repair":
                 self.accounting.add(operation, repairs=1)
             content, problem = self._ask(operation, model, conversation, output, schema)
+            if problem == CUT_OFF:
+                break
             if problem is None:
                 if self._cache is not None:
                     self._cache.put(key, content)
@@ -239,6 +271,8 @@ class OpenAIEndpoint:
                 },
             ]
         self.accounting.add(operation, failures=1)
+        if problem == CUT_OFF:
+            raise ModelOutputError(f"the model's answer to {operation} was {problem}")
         raise ModelOutputError(
             f"the model's answer to {operation} was invalid twice; last problem: {problem}"
         )
@@ -292,7 +326,7 @@ class OpenAIEndpoint:
         choice = response.choices[0]
         content = choice.message.content or ""
         if choice.finish_reason == "length":
-            return content, "the answer was cut off at the length limit"
+            return content, CUT_OFF
         try:
             output.model_validate_json(content)
         except ValidationError as error:
@@ -358,9 +392,15 @@ class OpenAIEndpoint:
                     wait = retry_after_seconds(error.response.headers, datetime.now(UTC))
                 except openai.APIStatusError as error:
                     self.accounting.add(operation, failures=1)
-                    raise ModelRequestError(
+                    said = said_in(error.body)
+                    answered = (
                         f"the model endpoint answered HTTP {error.status_code} to {operation}"
-                    ) from None
+                    )
+                    if error.status_code in TOO_LONG_STATUSES and "context" in said.lower():
+                        raise ModelTooLongError(
+                            f"{answered}, longer than the model's context: {said}"
+                        ) from None
+                    raise ModelRequestError(f"{answered}: {said}" if said else answered) from None
                 except openai.APIConnectionError as error:  # timeouts included
                     failure = type(error).__name__
                     status = None

@@ -148,11 +148,11 @@ class Sleep:
         Without `everything`, the newest turn's session is taken as still going on (see
         mechanisms.events). The summaries of the chunks ready at once (up to AWAITING_BATCH
         turns) are stored together, in one store call, and `done` hears "summary" for each once
-        they are. A chunk the model answers invalidly about stays awaiting its summary ("left
-        unsummarised", its turns counted) and its turns are added to `left`, whose turns are
-        not asked about again: a caller that keeps `left` from one call to the next asks about
-        such a chunk once. A model that fails otherwise raises its ModelError, the summaries
-        made before it stored.
+        they are. A chunk the model cannot answer about (ModelOutputError) stays awaiting its
+        summary ("left unsummarised", its turns counted) and its turns are added to `left`,
+        whose turns are not asked about again: a caller that keeps `left` from one call to the
+        next asks about such a chunk once. A model that fails otherwise raises its ModelError,
+        the summaries made before it stored.
         """
         counts: Counter[str] = Counter()
         left = set() if left is None else left
@@ -193,7 +193,7 @@ class Sleep:
         again first unless nothing its search found was settled before it or left unsettled. A
         fact whose question came out otherwise (a fact before it changed a belief it is weighed
         against), or that does not commute with one left for that reason, is left to the next
-        batch, asked again. A fact the model answers invalidly about, even alone, stays awaiting
+        batch, asked again. A fact the model cannot answer about, even alone, stays awaiting
         consolidation ("left unjudged") and is weighed in a later job. The facts settled are
         stored together, in one store call, before the store is read again (a fact weighed
         again, the next batch); `done` hears "fact" for each once stored.
@@ -386,8 +386,8 @@ class Sleep:
     def _judge(self, batch: list[Weighing]) -> dict[str, list[FactJudgement]]:
         """Each fact's judgements against its older facts, from one model call (or none).
 
-        A batch the model answers invalidly is asked again a fact a call; a fact it answers
-        invalidly about alone is missing from the result.
+        A batch the model cannot answer about (ModelOutputError) is asked again a fact a call; a
+        fact it cannot answer about alone is missing from the result.
         """
         judgements: dict[str, list[FactJudgement]] = {
             item.fact.id: [] for item in batch if not item.nearest

@@ -20,7 +20,7 @@ from graphmem.cognition.base import (
     RelatedMemory,
 )
 from graphmem.cognition.openai import OpenAICognition
-from graphmem.errors import ModelError, ModelOutputError
+from graphmem.errors import ModelError, ModelOutputError, ModelRequestError, ModelTooLongError
 from graphmem.model import MAX_TEXT_CHARS
 from graphmem.openai_endpoint import OpenAIEndpoint, OperationUsage, ResponseCache
 from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
@@ -85,11 +85,10 @@ def test_a_valid_answer_is_typed_and_counted() -> None:
     ("bad", "problem"),
     [
         (chat_reply('{"score": 7.5, "reason": '), "Invalid JSON"),
-        (chat_reply('{"score": 7.5, "rea', finish_reason="length"), "cut off"),
         (chat_reply('{"score": 42, "reason": "x"}'), "less than or equal to 10"),
         (chat_reply("Sure! Here is the JSON you asked for."), "Invalid JSON"),
     ],
-    ids=["malformed", "truncated", "out-of-range", "prose"],
+    ids=["malformed", "out-of-range", "prose"],
 )
 def test_an_invalid_answer_gets_one_repair(bad: Reply, problem: str) -> None:
     with scripted_openai_server() as server:
@@ -113,6 +112,41 @@ def test_an_answer_invalid_twice_is_a_typed_error() -> None:
         endpoint.close()
     usage = endpoint.accounting.total()
     assert (usage.requests, usage.repairs, usage.failures) == (2, 1, 1)
+
+
+def test_an_answer_cut_off_at_the_length_limit_is_not_repaired() -> None:
+    with scripted_openai_server() as server:
+        server.script(chat_reply('{"score": 7.5, "rea', finish_reason="length"), chat_reply(LABEL))
+        model, endpoint = cognition(server)
+        with pytest.raises(ModelOutputError, match="cut off at the length limit"):
+            model.label_attention(QUESTION)
+        endpoint.close()
+    usage = endpoint.accounting.total()
+    assert (usage.requests, usage.repairs, usage.failures) == (1, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "request (20855 tokens) exceeds the available context size (8192 tokens)"),
+        (400, "This model's maximum context length is 4096 tokens. However, you requested 5000"),
+        (413, "Input is longer than the model's context length"),
+    ],
+    ids=["llama.cpp", "openai-vllm", "413"],
+)
+def test_a_question_longer_than_the_context_is_refused_as_too_long(
+    status: int, message: str
+) -> None:
+    with scripted_openai_server() as server:
+        server.script(Reply(status, {"error": {"message": message, "type": "invalid_request"}}))
+        model, endpoint = cognition(server)
+        with pytest.raises(ModelTooLongError, match="longer than the model's context") as raised:
+            model.label_attention(QUESTION)
+        endpoint.close()
+    assert message in str(raised.value)
+    assert isinstance(raised.value, ModelOutputError)  # the model cannot answer as asked
+    assert len(server.requests) == 1
+    assert endpoint.json_mode == "json_schema"
 
 
 def test_rate_limits_are_retried_after_the_time_asked() -> None:
@@ -167,9 +201,11 @@ def test_a_hung_connection_times_out_and_is_retried() -> None:
 
 def test_client_errors_are_not_retried() -> None:
     with scripted_openai_server() as server:
-        server.script(Reply(400, {"error": {"message": "bad request"}}))
+        server.script(Reply(400, {"error": {"message": "unknown  model\n 'x'"}}))
         model, endpoint = cognition(server)
-        with pytest.raises(ModelError, match="answered HTTP 400 to label_attention"):
+        with pytest.raises(
+            ModelRequestError, match=r"answered HTTP 400 to label_attention: unknown model 'x'$"
+        ):
             model.label_attention(QUESTION)
         endpoint.close()
     assert len(server.requests) == 1

@@ -14,7 +14,13 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.base import Store
-from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
+from graphmem.testing import (
+    Reply,
+    ScriptedServer,
+    chat_reply,
+    offline_answer,
+    scripted_openai_server,
+)
 
 START = datetime(2026, 8, 1, 8, tzinfo=UTC)
 TURNS = [f"Day {number}: I walked {number} kilometres along the river." for number in range(12)]
@@ -264,3 +270,50 @@ def test_observe_does_not_ask_again_about_a_dialogue_the_model_could_not_digest(
     assert report.counts["left unsummarised"] == 3  # the sleep job asked once more
     assert report.counts["summaries"] == 1  # the fourth session
     assert endpoint.accounting.by_operation()["digest_dialogue"].calls == 5
+
+
+def test_turns_too_many_for_the_model_context_are_derived_in_halves_and_fewer_from_then_on(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    def small_context(body: dict[str, Any]) -> Reply:
+        """The offline model with a context for questions about three turns at most, and too
+        small for day 6's question even alone."""
+        for question in asked_about(body):
+            items = [item["item"] for item in question.get("items", [])]
+            if len(items) > 3 or any(text.startswith("Day 6:") for text in items):
+                refusal = "request (9000 tokens) exceeds the available context size (8192 tokens)"
+                return Reply(400, {"error": {"message": refusal, "type": "exceed_context_size"}})
+        return offline_model(body)
+
+    def turns_asked(server: ScriptedServer) -> list[int]:
+        """How many turns each perceive request asked about, in order."""
+        return [
+            len(question["items"])
+            for request in server.requests
+            for question in asked_about(request["body"])
+            if "items" in question
+        ]
+
+    items = [
+        {"text": f"Day {day}: I walked {day} kilometres.", "message_id": f"t{day}", "at": START}
+        for day in range(18)
+    ]
+    with scripted_openai_server(responder=small_context) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        observed = memory.observe_many(owner, items[:12])
+        assert [item.pending for item in observed] == [day == 6 for day in range(12)]
+        # 12 and 6 refused, 3 and 3 answered: three at a time from then on. Then t6-t11: 6
+        # refused, and 3, 2 and 1 with day 6 in them refused; the halves without it answered.
+        assert turns_asked(server) == [12, 6, 3, 3, 6, 3, 2, 1, 1, 1, 3]
+        server.requests.clear()
+        assert all(not item.pending for item in memory.observe_many(owner, items[12:]))
+        assert turns_asked(server) == [3, 3]
+        assert memory.complete_pending(owner) == 0  # day 6 is left to the sleep job
+        assert turns_asked(server) == [3, 3]
+        report = memory.consolidate(owner, at=START + timedelta(days=1))
+    endpoint.close()
+    assert report.counts["left pending"] == 1  # asked once more, alone
+    assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
