@@ -38,10 +38,10 @@ job together; the JSON also has each phase), HTTP requests, retries, repairs and
 that failed, their repair included, and HTTP requests the endpoint failed, such as a refused
 JSON schema before the fallback); seconds per turn (observe; p50 / p95 / max) and of the
 sleep job; the JSON mode the endpoint settled on and how many times it fell back from a JSON
-schema to a JSON object (graphmem's warnings); turns left pending (a model call failed twice),
-the sleep job's error if it stopped, what the graph holds and the conjectures made. Tokens are
-the server's counts; the JSON schema is part of the prompt in either mode (graphmem puts it
-there: llama.cpp uses a schema response format only to constrain the sampling).
+schema to a JSON object (graphmem's warnings); turns left pending (the model could not answer
+about them), the sleep job's error if it stopped, what the graph holds and the conjectures made.
+Tokens are the server's counts; the JSON schema is part of the prompt in either mode (graphmem
+puts it there: llama.cpp uses a schema response format only to constrain the sampling).
 """
 
 import argparse
