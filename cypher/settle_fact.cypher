@@ -13,13 +13,17 @@
 //          UPDATES edge ends the older memory's validity when the newer one was made
 //          (valid_until, the earliest if several) and starts the newer one's (valid_from); and
 //          the fact's awaiting_consolidation mark is removed. Moves and edges naming memories not
-//          stored are skipped. Edge types come from graphmem's LinkType, never from input.
+//          stored are skipped. A fact not awaiting consolidation (settled by another job since it
+//          was read, or gone) is skipped whole: settling is idempotent. Edge types come from
+//          graphmem's LinkType, never from input.
 // Parameters: $owner, $fact (memory id), $moves (list of {id, estimate, attention: 'raise',
 //             'lower' or 'keep'}), $links (list of {type, source, target, weight,
 //             sufficiency}), $now, $rate, $first_hand, $kept (share of attention a lowered
 //             memory keeps), $long_gain and $short_gain (use gains), $long_half_life and
 //             $short_half_life (seconds).
-// Returns: settled (1).
+// Returns: settled (1), or no row when the fact was skipped.
+MATCH (f:Memory {owner: $owner, id: $fact})
+WHERE f.awaiting_consolidation
 CALL () {
   UNWIND range(0, size($moves) - 1) AS index
   CALL (index) {
@@ -71,6 +75,5 @@ CALL () {
                            ELSE a.created_at END,
       a.valid_from = a.created_at
 }
-OPTIONAL MATCH (f:Memory {owner: $owner, id: $fact})
 REMOVE f.awaiting_consolidation
 RETURN 1 AS settled

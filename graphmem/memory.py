@@ -606,14 +606,14 @@ class GraphMem:
         one model call (`perceive`) and one store transaction a chunk; a turn's working memory
         holds the hot memories and the earlier turns of its chunk most like it. A chunk the
         model cannot answer about is asked about again turn by turn (in halves when longer than
-        its context); the turns it cannot answer about alone stay pending for the sleep job. If the model fails otherwise
-        (unreachable, refusing), the turns not derived yet stay pending and say so; when the
-        model answers, up to PENDING_PER_OBSERVE older pending turns of the owner are derived
-        too. Every `summary_turns` turns of a session, and when a new session
-        starts (the ones before have ended), the dialogue that is ready is summarised and its
-        events tagged (a model failure leaves that to the sleep job). `progress` hears how many
-        of the batch's pending turns are derived, after each chunk. Returns one observation per
-        item, in order.
+        its context); the turns it cannot answer about alone stay pending for the sleep job. If
+        the model fails otherwise (unreachable, refusing), the turns not derived yet stay
+        pending and say so; when the model answers, up to PENDING_PER_OBSERVE older pending
+        turns of the owner are derived too. Every `summary_turns` turns of a session, and when a
+        new session starts (the ones before have ended), the dialogue that is ready is
+        summarised and its events tagged (a model failure leaves that to the sleep job).
+        `progress` hears how many of the batch's pending turns are derived, after each chunk.
+        Returns one observation per item, in order.
         """
         _checked(check_owner, owner)
         turns = []

@@ -157,6 +157,36 @@ def test_facts_settled_at_once_are_applied_in_order(
     ]
 
 
+def test_a_fact_settled_again_or_gone_moves_nothing(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    # Two jobs that both read the fact as awaiting (one killed as its commit landed, run
+    # again): the second settles nothing, so no belief moves twice.
+    for number, text in enumerate(["I live in Paris.", "I moved to Lyon."]):
+        turn, memory = turn_and_memory(store, owner, embedder, number, text, belief=None)
+        save(store, owner, turn, [memory])
+    settlement = Settlement(
+        fact="m1",
+        moves=[BeliefMove(id="m0", estimate=0.1, attention=AttentionChange.LOWER)],
+        links=[Link(type=LinkType.UPDATES, source="m1", target="m0")],
+    )
+    gone = Settlement(
+        fact="missing",
+        moves=[BeliefMove(id="m0", estimate=0.1, attention=AttentionChange.LOWER)],
+        links=[Link(type=LinkType.CONTRADICTS, source="m1", target="m0")],
+    )
+    now = START + timedelta(days=3)
+    beliefs, attention = BeliefPolicy(), AttentionPolicy()
+    store.settle_facts(owner, [settlement, settlement], now, beliefs=beliefs, attention=attention)
+    once = store.export(owner)
+    m0 = next(node for node in once.nodes if node.id == "m0")
+    assert isinstance(m0, Memory)
+    assert m0.belief == pytest.approx(0.8 + 0.3 * (0.1 - 0.8))
+    later = now + timedelta(hours=1)
+    store.settle_facts(owner, [settlement, gone], later, beliefs=beliefs, attention=attention)
+    assert store.export(owner) == once
+
+
 def test_impressions_accumulate_once_per_turn_and_tip_into_a_conjecture(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:

@@ -561,7 +561,8 @@ class Neo4jStore:
         tier 0 as in `wake`; lower: mechanisms.attention.lowered). Moves and edges naming
         memories not stored are skipped. An UPDATES edge ends the older memory's validity when
         the newer one was made (`valid_until`, the earliest if several) and starts the newer
-        one's (`valid_from`).
+        one's (`valid_from`). A fact not awaiting consolidation (settled by another job since it
+        was read, or gone) is skipped whole, so that settling twice moves no belief twice.
         """
         policies = {
             "now": now,

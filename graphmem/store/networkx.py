@@ -352,7 +352,8 @@ class NetworkXStore:
         tier 0 as in `wake`; lower: mechanisms.attention.lowered). Moves and edges naming
         memories not stored are skipped. An UPDATES edge ends the older memory's validity when
         the newer one was made (`valid_until`, the earliest if several) and starts the newer
-        one's (`valid_from`).
+        one's (`valid_from`). A fact not awaiting consolidation (settled by another job since it
+        was read, or gone) is skipped whole, so that settling twice moves no belief twice.
         """
         with self._lock:
             changed: dict[str, Memory] = {}
@@ -361,7 +362,12 @@ class NetworkXStore:
                 """A memory as the facts settled so far leave it."""
                 return changed.get(memory_id) or self._node(owner, "Memory", memory_id)
 
+            settled = []
             for settlement in settlements:
+                fact_memory = stored(settlement.fact)
+                if not isinstance(fact_memory, Memory) or not fact_memory.awaiting_consolidation:
+                    continue
+                settled.append(settlement)
                 for move in settlement.moves:
                     memory = stored(move.id)
                     if not isinstance(memory, Memory):
@@ -384,10 +390,10 @@ class NetworkXStore:
                         )
                     changed[move.id] = memory.model_copy(update=update)
                 fact_memory = stored(settlement.fact)
-                if isinstance(fact_memory, Memory):
-                    changed[settlement.fact] = fact_memory.model_copy(
-                        update={"awaiting_consolidation": False}
-                    )
+                assert isinstance(fact_memory, Memory)  # a fact's moves never name the fact
+                changed[settlement.fact] = fact_memory.model_copy(
+                    update={"awaiting_consolidation": False}
+                )
                 for link in settlement.links:
                     newer, older = stored(link.source), stored(link.target)
                     if link.type is not LinkType.UPDATES or not (
@@ -397,7 +403,7 @@ class NetworkXStore:
                     until = min(older.valid_until or newer.created_at, newer.created_at)
                     changed[older.id] = older.model_copy(update={"valid_until": until})
                     changed[newer.id] = newer.model_copy(update={"valid_from": newer.created_at})
-            if settlements:
+            if settled:
                 self._write(
                     {
                         "op": "settle_facts",
@@ -405,7 +411,7 @@ class NetworkXStore:
                         "nodes": [
                             {"label": "Memory", "node": memory} for memory in changed.values()
                         ],
-                        "links": [link for settlement in settlements for link in settlement.links],
+                        "links": [link for settlement in settled for link in settlement.links],
                     }
                 )
 
