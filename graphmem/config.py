@@ -58,6 +58,12 @@ class Settings(BaseModel):
         " schema in the prompt (llama.cpp's own server); auto tries the schema first and keeps"
         " the object if the endpoint fails the schema",
     )
+    openai_max_tokens: int | None = Field(
+        None,
+        gt=0,
+        description="most tokens of one answer (sent as max_tokens); unset: the server's own cap,"
+        " which a small model repeating itself runs to",
+    )
     openai_response_cache: Path | None = Field(
         None, description="SQLite file caching valid model answers across runs; unset: none"
     )

@@ -1350,6 +1350,7 @@ def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | No
         max_concurrent=settings.openai_max_concurrent,
         json_mode=None if settings.openai_json_mode == "auto" else settings.openai_json_mode,
         cache=None if cache is None else ResponseCache(cache),
+        max_tokens=settings.openai_max_tokens,
     )
 
 

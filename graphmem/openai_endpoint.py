@@ -195,6 +195,7 @@ class OpenAIEndpoint:
         max_concurrent: int = 4,
         cache: ResponseCache | None = None,
         json_mode: Literal["json_schema", "json_object"] | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         import openai  # noqa: PLC0415 (imported on first use; see the class docstring)
 
@@ -208,6 +209,9 @@ class OpenAIEndpoint:
         self._backoff_seconds = backoff_seconds
         self._slots = threading.BoundedSemaphore(max_concurrent)
         self._cache = cache
+        self._limit = None if max_tokens is None else {"max_tokens": max_tokens}
+        """The answer's token cap as an extra body field: sent the same way by every version of
+        the openai package that graphmem allows (their types for an absent value differ)."""
         self._random = random.Random()  # noqa: S311 (jitter, not secrets)
         self.accounting = Accounting()
         self.json_mode = json_mode
@@ -369,7 +373,11 @@ class OpenAIEndpoint:
         return self._call(
             operation,
             lambda: self._client.chat.completions.create(
-                model=model, messages=sent, temperature=0, response_format=response_format
+                model=model,
+                messages=sent,
+                temperature=0,
+                response_format=response_format,
+                extra_body=self._limit,
             ),
         )
 

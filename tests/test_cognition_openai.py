@@ -19,11 +19,20 @@ from graphmem.cognition.base import (
     OlderFact,
     RelatedMemory,
 )
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
+from graphmem.config import Settings
 from graphmem.errors import ModelError, ModelOutputError, ModelRequestError, ModelTooLongError
+from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS
 from graphmem.openai_endpoint import OpenAIEndpoint, OperationUsage, ResponseCache
-from graphmem.testing import Reply, ScriptedServer, chat_reply, scripted_openai_server
+from graphmem.testing import (
+    Reply,
+    ScriptedServer,
+    chat_reply,
+    offline_answer,
+    scripted_openai_server,
+)
 
 QUESTION = AttentionQuestion(
     item="桌上有半杯牛奶。",
@@ -147,6 +156,32 @@ def test_a_question_longer_than_the_context_is_refused_as_too_long(
     assert isinstance(raised.value, ModelOutputError)  # the model cannot answer as asked
     assert len(server.requests) == 1
     assert endpoint.json_mode == "json_schema"
+
+
+def test_no_answer_cap_is_sent_unless_set() -> None:
+    with scripted_openai_server() as server:
+        server.script(chat_reply(LABEL))
+        model, endpoint = cognition(server)
+        model.label_attention(QUESTION)
+        endpoint.close()
+    assert "max_tokens" not in server.requests[0]["body"]
+
+
+def test_the_answer_cap_setting_is_sent_with_every_question() -> None:
+    offline = OfflineCognition()
+    with scripted_openai_server(
+        responder=lambda body: chat_reply(offline_answer(offline, body))
+    ) as server:
+        settings = Settings(
+            cognition="openai",
+            openai_base_url=server.base_url,
+            openai_api_key=SecretStr("sk-test"),
+            openai_max_tokens=300,
+        )
+        with GraphMem.open(settings) as memory:
+            assert not memory.observe("alice", "I'm allergic to milk.").pending
+    assert server.requests
+    assert all(request["body"]["max_tokens"] == 300 for request in server.requests)
 
 
 def test_rate_limits_are_retried_after_the_time_asked() -> None:
