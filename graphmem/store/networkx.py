@@ -390,7 +390,7 @@ class NetworkXStore:
                         )
                     changed[move.id] = memory.model_copy(update=update)
                 fact_memory = stored(settlement.fact)
-                assert isinstance(fact_memory, Memory)  # a fact's moves never name the fact
+                assert isinstance(fact_memory, Memory)  # read again: its own moves may change it
                 changed[settlement.fact] = fact_memory.model_copy(
                     update={"awaiting_consolidation": False}
                 )
