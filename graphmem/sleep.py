@@ -51,6 +51,22 @@ EVENT_EMBEDDING_CHARS = 500
 with every development, and an embedding's cost grows with its text."""
 
 
+NOT_EMBEDDED: list[float] = []
+"""The embedding of a summary or event made before its batch is embedded (see Sleep._embedded)."""
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """A chunk's summary change before its embeddings, with what they are made of."""
+
+    change: SummaryChange
+    """Its summary and events carry NOT_EMBEDDED until Sleep._embedded replaces it."""
+    news: dict[str, str]
+    """Each event's id and the text its embedding is made of, its title and latest news."""
+    counts: Counter[str]
+    """The summary and the events it started or continued."""
+
+
 @dataclass(frozen=True)
 class Weighing:
     """A new fact, the older facts it is to be weighed against and the memories it was near."""
@@ -147,12 +163,13 @@ class Sleep:
 
         Without `everything`, the newest turn's session is taken as still going on (see
         mechanisms.events). The summaries of the chunks ready at once (up to AWAITING_BATCH
-        turns) are stored together, in one store call, and `done` hears "summary" for each once
-        they are. A chunk the model cannot answer about (ModelOutputError) stays awaiting its
-        summary ("left unsummarised", its turns counted) and its turns are added to `left`,
-        whose turns are not asked about again: a caller that keeps `left` from one call to the
-        next asks about such a chunk once. A model that fails otherwise raises its ModelError,
-        the summaries made before it stored.
+        turns) are embedded together, with their events, in one embedder call and stored
+        together, in one store call, and `done` hears "summary" for each once they are. A chunk
+        the model cannot answer about (ModelOutputError) stays awaiting its summary ("left
+        unsummarised", its turns counted) and its turns are added to `left`, whose turns are not
+        asked about again: a caller that keeps `left` from one call to the next asks about such
+        a chunk once. A model that fails otherwise raises its ModelError, the summaries made
+        before it stored.
         """
         counts: Counter[str] = Counter()
         left = set() if left is None else left
@@ -165,20 +182,20 @@ class Sleep:
             self._summaries,
             everything=everything,
         ):
-            made: list[tuple[SummaryChange, Counter[str]]] = []
+            made: list[_Draft] = []
             try:
                 for chunk in ready:
                     try:
-                        unsaved = [change for change, _counts in made]
+                        unsaved = [draft.change for draft in made]
                         made.append(self._summarise_chunk(owner, chunk, unsaved))
                     except ModelOutputError as error:
                         log.warning("dialogue of %s from %s waits: %s", owner, chunk[0].id, error)
                         left.update(turn.id for turn in chunk)
                         counts["left unsummarised"] += len(chunk)
             finally:
-                self._store.save_summaries(owner, [change for change, _counts in made])
-            for _change, changed in made:
-                counts.update(changed)
+                self._store.save_summaries(owner, self._embedded(made))
+            for draft in made:
+                counts.update(draft.counts)
                 done("summary")
         return counts
 
@@ -239,8 +256,8 @@ class Sleep:
 
     def _summarise_chunk(
         self, owner: str, chunk: list[Turn], unsaved: list[SummaryChange]
-    ) -> tuple[SummaryChange, Counter[str]]:
-        """One chunk's summary memory and the events it starts or continues, with their counts.
+    ) -> _Draft:
+        """One chunk's summary memory and the events it starts or continues, not embedded yet.
 
         `unsaved` are the summaries made before it and not yet stored, whose events count as
         stored.
@@ -249,7 +266,6 @@ class Sleep:
         digest = self._cognition.digest_dialogue(lines)
         text = digest.summary
         at = chunk[-1].created_at
-        [embedding] = self._embedder.embed([text], "passage")
         observations = [observation_id(owner, turn.id) for turn in chunk]
         importance = max(self._store.importance_of(owner, observations).values(), default=0.0)
         summary = Memory(
@@ -261,11 +277,12 @@ class Sleep:
             importance=importance,
             attention=initial_attention(importance, at),
             tier=tier_for(importance, self._tiers),
-            embedding=embedding,
+            embedding=NOT_EMBEDDED,
             accessed_at=at,
         )
         counts: Counter[str] = Counter(summaries=1)
         changes: dict[str, EventChange] = {}
+        news_of: dict[str, str] = {}
         for tag in digest.events:
             tagged = [chunk[line] for line in tag.lines if 0 <= line < len(chunk)] or chunk
             earlier = changes.get(tag.category)
@@ -275,10 +292,42 @@ class Sleep:
             )
             counts["events started" if started else "events continued"] += 1
             changes[tag.category] = change
+            news_of[change.event.id] = news(change.event.title, tag)
         made = SummaryChange(
             summary=summary, turns=[turn.id for turn in chunk], events=list(changes.values())
         )
-        return made, counts
+        return _Draft(change=made, news=news_of, counts=counts)
+
+    def _embedded(self, drafts: list[_Draft]) -> list[SummaryChange]:
+        """The drafts' summary changes with their summaries and events embedded, in one call.
+
+        An event changed by several drafts is embedded once, by its latest news: the drafts are
+        stored together, so only its last version is ever stored.
+        """
+        news_of = {event: text for draft in drafts for event, text in draft.news.items()}
+        texts = [draft.change.summary.text for draft in drafts] + list(news_of.values())
+        if not texts:
+            return []
+        vectors = self._embedder.embed(texts, "passage")
+        of_event = dict(zip(news_of, vectors[len(drafts) :], strict=True))
+        return [
+            draft.change.model_copy(
+                update={
+                    "summary": draft.change.summary.model_copy(update={"embedding": embedding}),
+                    "events": [
+                        change.model_copy(
+                            update={
+                                "event": change.event.model_copy(
+                                    update={"embedding": of_event[change.event.id]}
+                                )
+                            }
+                        )
+                        for change in draft.change.events
+                    ],
+                }
+            )
+            for draft, embedding in zip(drafts, vectors[: len(drafts)], strict=True)
+        ]
 
     def _latest_event(
         self, owner: str, category: str, unsaved: list[SummaryChange]
@@ -320,14 +369,13 @@ class Sleep:
                     at=at,
                 )
             )
-            [embedding] = self._embedder.embed([news(merged.title, tag)], "passage")
             event = latest.model_copy(
                 update={
                     "text": merged.storyline,
                     "title": merged.title,
                     "last_at": max(latest.last_at, at),
                     "timeliness_days": tag.timeliness_days,
-                    "embedding": embedding,
+                    "embedding": NOT_EMBEDDED,
                 }
             )
             previous = earlier.previous if earlier else None
@@ -335,7 +383,6 @@ class Sleep:
             change = EventChange(event=event, previous=previous, members=[*kept, *members])
             return change, False
         storyline = fit_text(f"{at:%Y-%m-%d}: {tag.detail}")
-        [embedding] = self._embedder.embed([news(tag.title, tag)], "passage")
         event = Event(
             id=event_id(owner, tag.category, tagged[0].id),
             owner=owner,
@@ -349,7 +396,7 @@ class Sleep:
             importance=summary.importance,
             attention=initial_attention(summary.importance, at),
             tier=summary.tier,
-            embedding=embedding,
+            embedding=NOT_EMBEDDED,
         )
         previous = None if latest is None else latest.id
         return EventChange(event=event, previous=previous, members=members), True

@@ -14,7 +14,7 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.model import MAX_TEXT_CHARS, LinkType, Memory, MemoryKind, Turn
+from graphmem.model import MAX_TEXT_CHARS, Event, LinkType, Memory, MemoryKind, Turn
 from graphmem.retrieval import QUERY_EMBEDDING_CHARS
 from graphmem.store.base import HealthCounts, OwnerGraph, Store
 
@@ -193,18 +193,22 @@ def test_open_takes_a_cognition_of_ones_own(tmp_path: Path) -> None:
 
 
 class RecordingEmbedder:
-    """The tests' embedder, noting every text it is asked to embed as a query."""
+    """The tests' embedder, noting every text it is asked to embed as a query, and each call's
+    passages."""
 
     def __init__(self, embedder: Embedder) -> None:
         self._embedder = embedder
         self.name = embedder.name
         self.dimensions = embedder.dimensions
         self.queries: list[str] = []
+        self.passages: list[list[str]] = []
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[list[float]]:
-        """Note query texts, then embed with the tests' embedder."""
+        """Note the texts, then embed with the tests' embedder."""
         if purpose == "query":
             self.queries += texts
+        else:
+            self.passages.append(list(texts))
         return self._embedder.embed(texts, purpose)
 
     def close(self) -> None:
@@ -225,6 +229,29 @@ def test_a_long_query_is_embedded_from_its_start_and_searched_whole(
     lexical = {item.memory.text: item.components.lexical for item in found.memories}
     assert lexical["We painted the fence green."] > 0  # "fence", at the query's very end
     assert lexical["The kettle whistles."] == 0
+
+
+def test_the_summaries_and_events_made_at_once_are_embedded_in_one_call(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    recording = RecordingEmbedder(embedder)
+    memory = GraphMem(store, recording)
+    memory.observe_many(owner, conversation_items())
+    graph = store.export(owner)
+    summaries = {
+        node.text: node.embedding
+        for node in graph.nodes
+        if isinstance(node, Memory) and node.kind is MemoryKind.SUMMARY
+    }
+    events = {node.title: node.embedding for node in graph.nodes if isinstance(node, Event)}
+    assert len(summaries) >= 2 and events
+    [batch] = [texts for texts in recording.passages if set(summaries) & set(texts)]
+    assert sorted(batch[: len(summaries)]) == sorted(summaries)
+    news = batch[len(summaries) :]
+    assert sorted(text.split(". ")[0] for text in news) == sorted(events)
+    for text in batch:  # each stored with its own text's embedding
+        stored = summaries.get(text) or events[text.split(". ")[0]]
+        assert stored == embedder.embed([text], "passage")[0]
 
 
 def conversation_items() -> list[dict[str, object]]:
