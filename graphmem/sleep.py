@@ -26,7 +26,7 @@ from graphmem.cognition.base import (
     OlderFact,
 )
 from graphmem.embedding import Embedder
-from graphmem.errors import ModelOutputError
+from graphmem.errors import ModelOutputError, ModelTooLongError
 from graphmem.ids import event_id, observation_id, summary_id
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
@@ -433,8 +433,9 @@ class Sleep:
     def _judge(self, batch: list[Weighing]) -> dict[str, list[FactJudgement]]:
         """Each fact's judgements against its older facts, from one model call (or none).
 
-        A batch the model cannot answer about (ModelOutputError) is asked again a fact a call; a
-        fact it cannot answer about alone is missing from the result.
+        A batch longer than the model's context (ModelTooLongError) is asked again in halves;
+        one the model cannot answer about otherwise (ModelOutputError), a fact a call. A fact it
+        cannot answer about alone is missing from the result.
         """
         judgements: dict[str, list[FactJudgement]] = {
             item.fact.id: [] for item in batch if not item.nearest
@@ -449,8 +450,12 @@ class Sleep:
             if len(judged) == 1:
                 log.warning("fact %s waits for a later job: %s", judged[0].fact.id, error)
                 return judgements
-            for item in judged:
-                judgements.update(self._judge([item]))
+            parts = [[item] for item in judged]
+            if isinstance(error, ModelTooLongError):
+                middle = len(judged) // 2
+                parts = [judged[:middle], judged[middle:]]
+            for part in parts:
+                judgements.update(self._judge(part))
             return judgements
         for item, verdict in zip(judged, verdicts, strict=True):
             judgements[item.fact.id] = verdict.judgements

@@ -11,6 +11,7 @@ import graphmem.memory
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
+from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.store.base import Store
@@ -21,6 +22,9 @@ from graphmem.testing import (
     offline_answer,
     scripted_openai_server,
 )
+
+from .test_sleep_crash import canonical
+from .test_store_sleep import FIRST_NIGHT, SECOND_NIGHT
 
 START = datetime(2026, 8, 1, 8, tzinfo=UTC)
 TURNS = [f"Day {number}: I walked {number} kilometres along the river." for number in range(12)]
@@ -317,3 +321,44 @@ def test_turns_too_many_for_the_model_context_are_derived_in_halves_and_fewer_fr
     endpoint.close()
     assert report.counts["left pending"] == 1  # asked once more, alone
     assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
+
+
+def test_facts_too_many_for_the_model_context_are_judged_in_halves(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    def small_context(body: dict[str, Any]) -> Reply:
+        """The offline model with a context for questions about two facts at most."""
+        for question in asked_about(body):
+            if len(question.get("comparisons", [])) > 2:
+                refusal = "the request exceeds the available context size"
+                return Reply(400, {"error": {"message": refusal, "type": "exceed_context_size"}})
+        return offline_model(body)
+
+    graphs, asked = [], []
+    for responder in (offline_model, small_context):
+        with scripted_openai_server(responder=responder) as server:
+            endpoint = OpenAIEndpoint(
+                server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
+            )
+            cognition = OpenAICognition(endpoint, "scripted")
+            memory = GraphMem(store, embedder, cognition, beliefs=BeliefPolicy(related=1))
+            who = f"{owner}-{len(graphs)}"
+            for night, texts in enumerate((FIRST_NIGHT, SECOND_NIGHT)):
+                for number, text in enumerate(texts):
+                    at = START + timedelta(days=night, minutes=10 * number)
+                    memory.observe(who, text, message_id=f"{night}-{number}", at=at)
+                server.requests.clear()
+                report = memory.consolidate(who, at=START + timedelta(days=night, hours=20))
+            endpoint.close()
+        asked.append(
+            [
+                len(question["comparisons"])
+                for request in server.requests
+                for question in asked_about(request["body"])
+                if "comparisons" in question
+            ]
+        )
+        assert "left unjudged" not in report.counts
+        graphs.append(canonical(store.export(who)))
+    assert graphs[1] == graphs[0]
+    assert asked == [[6], [6, 3, 1, 2, 3, 1, 2]]  # refused: 6 and both 3s
