@@ -334,7 +334,8 @@ def test_facts_too_many_for_the_model_context_are_judged_in_halves(
                 return Reply(400, {"error": {"message": refusal, "type": "exceed_context_size"}})
         return offline_model(body)
 
-    graphs, asked = [], []
+    graphs: list[tuple[list[str], list[str]]] = []
+    asked: list[list[int]] = []
     for responder in (offline_model, small_context):
         with scripted_openai_server(responder=responder) as server:
             endpoint = OpenAIEndpoint(
