@@ -1,5 +1,6 @@
 """The facade on both stores: idempotent observe, clear errors on bad input, owners kept apart."""
 
+import gc
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
@@ -244,7 +245,8 @@ def test_the_summaries_and_events_made_at_once_are_embedded_in_one_call(
         if isinstance(node, Memory) and node.kind is MemoryKind.SUMMARY
     }
     events = {node.title: node.embedding for node in graph.nodes if isinstance(node, Event)}
-    assert len(summaries) >= 2 and events
+    assert len(summaries) >= 2
+    assert events
     [batch] = [texts for texts in recording.passages if set(summaries) & set(texts)]
     assert sorted(batch[: len(summaries)]) == sorted(summaries)
     news = batch[len(summaries) :]
@@ -310,6 +312,20 @@ def test_a_batch_observed_again_changes_nothing(memory: GraphMem, store: Store, 
     assert store.export(owner) == before
     rest = memory.observe_many(owner, items)
     assert [bool(item.memories) for item in rest] == [False] * 10 + [True] * 6
+
+
+def test_observing_leaves_the_garbage_collector_as_it_found_it(
+    memory: GraphMem, owner: str
+) -> None:
+    assert gc.isenabled()
+    memory.observe_many(owner, conversation_items()[:3])
+    assert gc.isenabled()  # paused while the batch was derived, running again
+    gc.disable()
+    try:
+        memory.observe(owner, "The kettle whistles.", message_id="k", at=DAY_ONE)
+        assert not gc.isenabled()  # the caller's choice stands
+    finally:
+        gc.enable()
 
 
 def test_a_bad_item_is_named_and_nothing_of_the_batch_is_stored(
