@@ -1,6 +1,7 @@
 """The embedder port; its offline (multilingual-e5-small) and OpenAI implementations; a cache."""
 
 import hashlib
+import json
 import os
 import sqlite3
 import threading
@@ -170,12 +171,9 @@ class CachedEmbedder:
         return f"{self._embedder.name}|{purpose}|{digest}"
 
     def _lookup(self, keys: Sequence[str]) -> dict[str, list[float]]:
-        """Vectors already cached for some of the keys."""
-        found: dict[str, list[float]] = {}
-        for key in dict.fromkeys(keys):
-            row = self._database.execute(
-                "SELECT vector FROM embedding WHERE key = ?", (key,)
-            ).fetchone()
-            if row is not None:
-                found[key] = np.frombuffer(row[0], dtype=np.float64).tolist()
-        return found
+        """Vectors already cached for some of the keys, read by one query."""
+        rows = self._database.execute(
+            "SELECT key, vector FROM embedding WHERE key IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(dict.fromkeys(keys))),),
+        )
+        return {key: np.frombuffer(vector, dtype=np.float64).tolist() for key, vector in rows}
