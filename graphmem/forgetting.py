@@ -96,11 +96,9 @@ class Forget:
     ) -> None:
         """A summary written again from the turns it covered besides the forgotten one."""
         _kept, digest = self._digest_again(item, turn, digests)
-        text = digest.summary
-        [embedding] = self._embedder.embed([text], "passage")
         plan.replaced.append(
             Memory.model_validate(
-                {**item.memory.model_dump(), "text": text, "embedding": embedding}
+                {**item.memory.model_dump(), "text": digest.summary, "embedding": None}
             )
         )
         plan.rewritten["summaries"] += 1

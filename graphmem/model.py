@@ -197,8 +197,9 @@ class Turn(Node):
 class Memory(Node):
     """A statement the agent keeps, with its importance, attention, tier, belief and embedding.
 
-    Every stored memory has its embedding; memories found by a search come without it (None):
-    callers never need it, and 384 or more floats a memory would dominate a recall's cost.
+    Every stored memory has its embedding but dialogue summaries, which no search finds (they
+    restate their turns' memories); memories found by a search come without it (None): callers
+    never need it, and 384 or more floats a memory would dominate a recall's cost.
     `awaiting_consolidation` marks a new fact until the sleep job has weighed it against older
     ones.
     """

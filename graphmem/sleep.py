@@ -52,15 +52,16 @@ with every development, and an embedding's cost grows with its text."""
 
 
 NOT_EMBEDDED: list[float] = []
-"""The embedding of a summary or event made before its batch is embedded (see Sleep._embedded)."""
+"""The embedding of an event made before its batch is embedded (see Sleep._embedded)."""
 
 
 @dataclass(frozen=True)
 class _Draft:
-    """A chunk's summary change before its embeddings, with what they are made of."""
+    """A chunk's summary change before its events' embeddings, with what they are made of."""
 
     change: SummaryChange
-    """Its summary and events carry NOT_EMBEDDED until Sleep._embedded replaces it."""
+    """Its events carry NOT_EMBEDDED until Sleep._embedded replaces it; its summary has no
+    embedding (no search finds a summary)."""
     news: dict[str, str]
     """Each event's id and the text its embedding is made of, its title and latest news."""
     counts: Counter[str]
@@ -163,13 +164,13 @@ class Sleep:
 
         Without `everything`, the newest turn's session is taken as still going on (see
         mechanisms.events). The summaries of the chunks ready at once (up to AWAITING_BATCH
-        turns) are embedded together, with their events, in one embedder call and stored
-        together, in one store call, and `done` hears "summary" for each once they are. A chunk
-        the model cannot answer about (ModelOutputError) stays awaiting its summary ("left
-        unsummarised", its turns counted) and its turns are added to `left`, whose turns are not
-        asked about again: a caller that keeps `left` from one call to the next asks about such
-        a chunk once. A model that fails otherwise raises its ModelError, the summaries made
-        before it stored.
+        turns) are stored together, in one store call, the events they changed embedded in one
+        embedder call (a summary is not embedded: no search finds it), and `done` hears
+        "summary" for each once they are. A chunk the model cannot answer about
+        (ModelOutputError) stays awaiting its summary ("left unsummarised", its turns counted)
+        and its turns are added to `left`, whose turns are not asked about again: a caller that
+        keeps `left` from one call to the next asks about such a chunk once. A model that fails
+        otherwise raises its ModelError, the summaries made before it stored.
         """
         counts: Counter[str] = Counter()
         left = set() if left is None else left
@@ -277,7 +278,7 @@ class Sleep:
             importance=importance,
             attention=initial_attention(importance, at),
             tier=tier_for(importance, self._tiers),
-            embedding=NOT_EMBEDDED,
+            embedding=None,
             accessed_at=at,
         )
         counts: Counter[str] = Counter(summaries=1)
@@ -299,21 +300,17 @@ class Sleep:
         return _Draft(change=made, news=news_of, counts=counts)
 
     def _embedded(self, drafts: list[_Draft]) -> list[SummaryChange]:
-        """The drafts' summary changes with their summaries and events embedded, in one call.
+        """The drafts' summary changes with their events embedded, in one embedder call.
 
         An event changed by several drafts is embedded once, by its latest news: the drafts are
         stored together, so only its last version is ever stored.
         """
         news_of = {event: text for draft in drafts for event, text in draft.news.items()}
-        texts = [draft.change.summary.text for draft in drafts] + list(news_of.values())
-        if not texts:
-            return []
-        vectors = self._embedder.embed(texts, "passage")
-        of_event = dict(zip(news_of, vectors[len(drafts) :], strict=True))
+        vectors = self._embedder.embed(list(news_of.values()), "passage") if news_of else []
+        of_event = dict(zip(news_of, vectors, strict=True))
         return [
             draft.change.model_copy(
                 update={
-                    "summary": draft.change.summary.model_copy(update={"embedding": embedding}),
                     "events": [
                         change.model_copy(
                             update={
@@ -326,7 +323,7 @@ class Sleep:
                     ],
                 }
             )
-            for draft, embedding in zip(drafts, vectors[: len(drafts)], strict=True)
+            for draft in drafts
         ]
 
     def _latest_event(

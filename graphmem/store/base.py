@@ -18,6 +18,7 @@ from graphmem.model import (
     Impression,
     Link,
     Memory,
+    MemoryKind,
     Moment,
     Node,
     Tier,
@@ -331,13 +332,17 @@ def belief_bin(belief: float | None) -> str:
 
 
 def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
-    """Refuse nodes of another owner, and memories without an embedding (search results)."""
+    """Refuse nodes of another owner, and memories without an embedding but summaries."""
     for node in nodes:
         if node.owner != owner:
             raise InvalidInputError(
                 f"{type(node).__name__} {node.id} belongs to {node.owner}, not {owner}"
             )
-        if isinstance(node, Memory) and node.embedding is None:
+        if (
+            isinstance(node, Memory)
+            and node.embedding is None
+            and node.kind is not MemoryKind.SUMMARY
+        ):
             raise InvalidInputError(f"memory {node.id} has no embedding to store")
 
 

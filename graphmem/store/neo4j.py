@@ -138,8 +138,8 @@ def _memory_row(memory: Memory) -> dict[str, Any]:
 
 
 def _memory_from(properties: Mapping[str, Any]) -> Memory:
-    """A memory from its node properties."""
-    return Memory.model_validate(_unflattened(properties))
+    """A memory from its node properties (a summary's have no embedding)."""
+    return Memory.model_validate({"embedding": None, **_unflattened(properties)})
 
 
 def _event_row(event: Event) -> dict[str, Any]:
