@@ -40,11 +40,8 @@ from sleep import START, conversation
 from graphmem import terms
 from graphmem.cognition import offline
 from graphmem.config import Settings
-from graphmem.embedding import CachedEmbedder, E5Embedder, Purpose
+from graphmem.embedding import E5Embedder, Purpose
 from graphmem.memory import OBSERVE_CHUNK, GraphMem
-from graphmem.store.base import Store
-from graphmem.store.neo4j import Neo4jStore
-from graphmem.store.networkx import NetworkXStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "ingestion-embeddings.sqlite"
@@ -170,22 +167,12 @@ def e5_rate(turns: int, texts: list[str]) -> dict[str, float]:
     }
 
 
-def opened(store: str, folder: Path, embedder: CachedEmbedder) -> GraphMem:
-    """A GraphMem on the chosen store, with the offline cognition and this embedder."""
-    settings = Settings.from_env(store=store, path=folder / "graph.json")
-    graph: Store
-    if store == "neo4j":
-        assert settings.neo4j_password is not None, "set GRAPHMEM_NEO4J_PASSWORD"
-        graph = Neo4jStore.connect(
-            settings.neo4j_uri,
-            settings.neo4j_user,
-            settings.neo4j_password,
-            settings.neo4j_database,
-        )
-    else:
-        graph = NetworkXStore.open(settings.path)
-    graph.prepare(embedder.dimensions)
-    return GraphMem(graph, embedder)
+def opened(store: str, folder: Path, e5: E5Embedder, cache: Path) -> GraphMem:
+    """A GraphMem on the chosen store, offline, with this e5 through a cache file."""
+    settings = Settings.from_env(
+        store=store, cognition="offline", embedding_cache=cache, path=folder / "graph.json"
+    )
+    return GraphMem.open(settings, embedder=e5)
 
 
 def measure(store: str, name: str, workload: list[list[Item]]) -> dict[str, Any]:
@@ -202,8 +189,7 @@ def measure(store: str, name: str, workload: list[list[Item]]) -> dict[str, Any]
     ) -> dict[str, float]:
         with tempfile.TemporaryDirectory() as scratch:
             folder = Path(scratch)
-            embedder = CachedEmbedder(e5, cache or folder / "cold.sqlite")
-            with closing(opened(store, folder, embedder)) as memory:
+            with closing(opened(store, folder, e5, cache or folder / "cold.sqlite")) as memory:
                 return timed(memory, workload, ingest)
 
     run(as_import, E5Embedder(), CACHE)  # fills the cache (once): every text embedded

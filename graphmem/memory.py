@@ -546,23 +546,31 @@ class GraphMem:
 
     @classmethod
     def open(
-        cls, settings: Settings | None = None, *, cognition: Cognition | None = None
+        cls,
+        settings: Settings | None = None,
+        *,
+        cognition: Cognition | None = None,
+        embedder: Embedder | None = None,
     ) -> "GraphMem":
         """Open the store, embedder and cognition the settings name (GRAPHMEM_* if not given).
 
         A `cognition` of your own (any implementation of the Cognition protocol) replaces the
-        one the settings name.
+        one the settings name; an `embedder` of your own (any Embedder) replaces theirs, and is
+        cached as they say (`embedding_cache`) and closed with the memory.
         """
         settings = Settings.from_env() if settings is None else settings
         if settings.store == "neo4j" and settings.neo4j_password is None:
             raise ConfigurationError("the neo4j store needs GRAPHMEM_NEO4J_PASSWORD")
         model_cognition = cognition is None and settings.cognition == "openai"
+        model_embedder = embedder is None and settings.embedder == "openai"
         with ExitStack() as opened:  # what was opened is closed again if a later step fails
-            endpoint = _endpoint(settings, for_cognition=model_cognition)
+            endpoint = _endpoint(settings, needed=model_cognition or model_embedder)
             if endpoint is not None:
                 opened.callback(endpoint.close)
-            embedder = CachedEmbedder(_embedder(settings, endpoint), settings.embedding_cache)
-            opened.callback(embedder.close)
+            if embedder is None:
+                embedder = _embedder(settings, endpoint)
+            cached = CachedEmbedder(embedder, settings.embedding_cache)
+            opened.callback(cached.close)
             if cognition is None:
                 cognition = OfflineCognition()
                 if endpoint is not None and model_cognition:
@@ -579,9 +587,9 @@ class GraphMem:
             else:
                 store = NetworkXStore.open(settings.path)
             opened.callback(store.close)
-            store.prepare(embedder.dimensions)
+            store.prepare(cached.dimensions)
             accounting = None if endpoint is None else endpoint.accounting
-            memory = cls(store, embedder, cognition, accounting=accounting)
+            memory = cls(store, cached, cognition, accounting=accounting)
             memory._endpoint = endpoint
             opened.pop_all()
         return memory
@@ -1355,9 +1363,9 @@ def cognition_name(cognition: Cognition) -> str:
     return type(cognition).__name__
 
 
-def _endpoint(settings: Settings, *, for_cognition: bool) -> OpenAIEndpoint | None:
-    """The OpenAI-compatible endpoint, if the embedder or the cognition (for_cognition) uses one."""
-    if settings.embedder != "openai" and not for_cognition:
+def _endpoint(settings: Settings, *, needed: bool) -> OpenAIEndpoint | None:
+    """The OpenAI-compatible endpoint, if the embedder or the cognition uses one (needed)."""
+    if not needed:
         return None
     if settings.openai_api_key is None:
         raise ConfigurationError("the openai embedder and cognition need GRAPHMEM_OPENAI_API_KEY")

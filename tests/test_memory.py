@@ -216,6 +216,16 @@ class RecordingEmbedder:
         """Nothing: the tests' embedder stays open for the other tests."""
 
 
+def test_open_takes_an_embedder_of_ones_own(tmp_path: Path, embedder: CachedEmbedder) -> None:
+    recording = RecordingEmbedder(embedder)
+    settings = Settings(path=tmp_path / "graph.json", embedding_cache=tmp_path / "cache.sqlite")
+    with GraphMem.open(settings, embedder=recording) as memory:
+        memory.observe("ann", "A plain remark.", message_id="m1", at=DAY_ONE)
+        memory.recall("ann", "a remark", at=DAY_ONE)
+    assert recording.passages == [["A plain remark."]]
+    assert recording.queries == ["a remark"]
+
+
 def test_a_long_query_is_embedded_from_its_start_and_searched_whole(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
