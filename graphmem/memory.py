@@ -339,7 +339,7 @@ def _collector_paused() -> Iterator[None]:
 
     Deriving a batch builds hundreds of thousands of small objects (models, questions, rows,
     edges) and keeps many in the graph; the collector, woken every 700 of them, would walk the
-    ever larger set of live objects again and again (a quarter of an import's time on the
+    ever larger set of live objects again and again (about a fifth of an import's time on the
     embedded store). Reference counting still frees what is dropped; the collector resumes
     after the block, and finds there the cycles the block left.
     """

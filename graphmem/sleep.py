@@ -258,7 +258,7 @@ class Sleep:
     def _summarise_chunk(
         self, owner: str, chunk: list[Turn], unsaved: list[SummaryChange]
     ) -> _Draft:
-        """One chunk's summary memory and the events it starts or continues, not embedded yet.
+        """One chunk's summary memory and the events it starts or continues (not embedded yet).
 
         `unsaved` are the summaries made before it and not yet stored, whose events count as
         stored.
