@@ -564,7 +564,7 @@ class GraphMem:
         model_cognition = cognition is None and settings.cognition == "openai"
         model_embedder = embedder is None and settings.embedder == "openai"
         with ExitStack() as opened:  # what was opened is closed again if a later step fails
-            endpoint = _endpoint(settings, needed=model_cognition or model_embedder)
+            endpoint = _endpoint(settings) if model_cognition or model_embedder else None
             if endpoint is not None:
                 opened.callback(endpoint.close)
             if embedder is None:
@@ -1363,10 +1363,8 @@ def cognition_name(cognition: Cognition) -> str:
     return type(cognition).__name__
 
 
-def _endpoint(settings: Settings, *, needed: bool) -> OpenAIEndpoint | None:
-    """The OpenAI-compatible endpoint, if the embedder or the cognition uses one (needed)."""
-    if not needed:
-        return None
+def _endpoint(settings: Settings) -> OpenAIEndpoint:
+    """The OpenAI-compatible endpoint the settings name, for the embedder or the cognition."""
     if settings.openai_api_key is None:
         raise ConfigurationError("the openai embedder and cognition need GRAPHMEM_OPENAI_API_KEY")
     cache = settings.openai_response_cache
