@@ -63,7 +63,6 @@ TIMED_READS = (
     "find_similar_memories",
     "find_memories_mentioning",
     "find_neighbours",
-    "links_among",
 )
 """The store reads a recall makes (a peek recall writes nothing)."""
 
@@ -144,10 +143,6 @@ class TimedNeo4jStore(Neo4jStore):
     def find_neighbours(self, *arguments: Any, **keywords: Any) -> Any:
         """Timed."""
         return self._timed("find_neighbours", super().find_neighbours)(*arguments, **keywords)
-
-    def links_among(self, *arguments: Any, **keywords: Any) -> Any:
-        """Timed."""
-        return self._timed("links_among", super().links_among)(*arguments, **keywords)
 
     def _timed(self, name: str, read: Callable[..., Any]) -> Callable[..., Any]:
         """The read, adding its wall time to `seconds[name]`."""

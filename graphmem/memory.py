@@ -1011,13 +1011,21 @@ class GraphMem:
                 break
             motivation = min(10.0, motivation + self._recall.rethink_motivation)
         candidates, seeds = self._candidates(owner, asked, embedding, dense, depth)
-        found = candidates
-        if not budget.spent("association"):
-            found = candidates + self._neighbours(owner, seeds, candidates, embedding, depth)
-        links = self._store.links_among(owner, [item.memory.id for item in found]) if found else []
+        if budget.spent("association"):
+            seeds = []  # no neighbours: only the edges among the candidates
+        neighbourhood = self._store.find_neighbours(
+            owner,
+            seeds,
+            embedding,
+            window=self._recall.association.window,
+            links=self._recall.association.links,
+            deepest=depth,
+            known=[item.memory.id for item in candidates],
+        )
+        links = neighbourhood.links
         scored = score(
             asked,
-            found,
+            candidates + neighbourhood.memories,
             links,
             now=now,
             weights=chosen_weights,
@@ -1131,29 +1139,6 @@ class GraphMem:
         ]
         seeds = list(dict.fromkeys(alternating))[: self._recall.association.seeds]
         return list(pool.values()), seeds
-
-    def _neighbours(
-        self,
-        owner: str,
-        seeds: list[str],
-        candidates: list[SimilarMemory],
-        embedding: list[float],
-        depth: Tier,
-    ) -> list[SimilarMemory]:
-        """The seeds' neighbours down to `depth` that are not candidates already."""
-        if not seeds:
-            return []
-        known = {item.memory.id for item in candidates}
-        association = self._recall.association
-        neighbours = self._store.find_neighbours(
-            owner,
-            seeds,
-            embedding,
-            window=association.window,
-            links=association.links,
-            deepest=depth,
-        )
-        return [item for item in neighbours if item.memory.id not in known]
 
     def _label(
         self, item: str, speaker: str, related: list[SimilarMemory], now: datetime

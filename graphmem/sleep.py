@@ -411,7 +411,7 @@ class Sleep:
         similar = self._store.find_similar_memories(owner, fact.embedding, 4 * limit)
         linked = self._store.find_neighbours(
             owner, [fact.id], fact.embedding, window=0, links=limit
-        )
+        ).memories
         related: dict[str, Memory] = {}
         near: set[str] = set()
         for found in sorted(similar + linked, key=lambda item: (-item.similarity, item.memory.id)):

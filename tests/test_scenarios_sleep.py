@@ -178,7 +178,7 @@ def test_a_trip_over_three_days_is_one_event_and_a_later_one_follows_it(
     [second_day] = embedder.embed([days[1][0]], "query")
     reached = store.find_neighbours(
         owner, [memory_by_text(graph, days[1][0]).id], second_day, window=0, links=5
-    )
+    ).memories
     assert {found.memory.text for found in reached} >= {days[0][0], days[2][0]}
 
     half_a_year = START + 183 * DAY

@@ -279,21 +279,45 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
         ],
     )
     [query] = embedder.embed(["topic"], "query")
-    found = store.find_neighbours(owner, [ids[5], ids[6]], query, window=2, links=1)
+    found = store.find_neighbours(owner, [ids[5], ids[6]], query, window=2, links=1).memories
     assert [item.memory.id for item in found] == sorted([ids[3], ids[4], ids[7], ids[8], far.id])
     assert all(item.memory.embedding is None for item in found)
-    both = store.find_neighbours(owner, [ids[5]], query, window=0, links=2)
+    both = store.find_neighbours(owner, [ids[5]], query, window=0, links=2).memories
     assert [item.memory.id for item in both] == sorted([far.id, weaker.id])
     shallow = store.find_neighbours(
         owner, [ids[5], ids[6]], query, window=2, links=1, deepest=Tier.HOT
-    )
+    ).memories
     assert far.id not in [item.memory.id for item in shallow]
     assert len(shallow) == 4
     assert {item.memory.id: item.turns[0].position for item in found}[ids[3]] == 3
-    assert [
-        item.memory.id for item in store.find_neighbours(owner, [ids[0]], query, window=1, links=1)
-    ] == [ids[1]]
-    assert store.find_neighbours(owner + "-b", [ids[0]], query, window=3, links=1) == []
+    first = store.find_neighbours(owner, [ids[0]], query, window=1, links=1)
+    assert [item.memory.id for item in first.memories] == [ids[1]]
+    assert first.links == []
+    stranger = store.find_neighbours(owner + "-b", [ids[0]], query, window=3, links=1)
+    assert stranger.memories == []
+    assert stranger.links == []
+
+
+def test_neighbours_leave_out_the_known_memories_and_come_with_the_edges_among_all(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    memories = _session_of(store, owner, embedder, 6)
+    ids = [memory.id for memory in memories]
+    edges = [
+        Link(type=LinkType.RELATED, source=ids[0], target=ids[5], weight=0.5),
+        Link(type=LinkType.RELATED, source=ids[2], target=ids[1], weight=0.3),
+        Link(type=LinkType.CAUSES, source=ids[1], target=ids[3], sufficiency=0.8),
+        Link(type=LinkType.RELATED, source=ids[4], target=ids[5], weight=0.9),
+    ]
+    store.link_memories(owner, edges)
+    [query] = embedder.embed(["topic"], "query")
+    found = store.find_neighbours(owner, [ids[2]], query, window=1, links=0, known=[ids[1], ids[0]])
+    assert [item.memory.id for item in found.memories] == [ids[3]]
+    # Among 0, 1, 2 (given and known) and 3 (found): not the edges to 4 and 5.
+    assert found.links == sorted(edges[1:3], key=lambda link: (link.type.value, link.source))
+    candidates_only = store.find_neighbours(owner, [], query, window=1, links=1, known=ids[3:])
+    assert candidates_only.memories == []
+    assert candidates_only.links == [edges[3]]
 
 
 def test_concurrent_writers_never_share_a_position(store: Store, owner: str) -> None:
@@ -350,7 +374,10 @@ def test_a_derivation_may_link_to_a_memory_of_an_earlier_one_in_the_call(
         ],
     )
     assert made == [[], []]
-    assert store.links_among(owner, [first.id, second.id]) == [link]
+    [query] = embedder.embed(["topic"], "query")
+    assert store.find_neighbours(
+        owner, [], query, window=0, links=0, known=[first.id, second.id]
+    ).links == [link]
     counts = store.count_graph(owner)
     assert counts.nodes["Memory"] == 2
     assert counts.links == {"FROM": 2, "NEXT": 1, "RELATED": 1}

@@ -36,6 +36,17 @@ class SimilarMemory(BaseModel):
     turns: list[Turn]
 
 
+class Neighbourhood(BaseModel):
+    """Memories next to some given ones, and the edges among them all: a recall's subgraph."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memories: list[SimilarMemory]
+    """The neighbours found, by id; neither the given memories nor the known ones."""
+    links: list[Link]
+    """The edges among the given, known and found memories, by type, source and target."""
+
+
 class Woken(BaseModel):
     """A node whose attention a recall raised: used itself, or woken as a neighbour."""
 
@@ -503,17 +514,16 @@ class Store(Protocol):
         window: int,
         links: int,
         deepest: Tier = Tier.DEEP,
-    ) -> list[SimilarMemory]:
-        """Memories next to the given ones, where association spreads relevance.
+        known: Sequence[str] = (),
+    ) -> Neighbourhood:
+        """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
-        each with its similarity to the embedding; the given ones left out.
+        each with its similarity to the embedding; the given and the `known` ones left out.
+        With them, the edges among the given, known and found memories (one read for both).
         """
-
-    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
-        """The edges between the given memories, ordered by type, source and target."""
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""

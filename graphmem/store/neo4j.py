@@ -41,6 +41,7 @@ from graphmem.store.base import (
     GraphCounts,
     HealthCounts,
     ImpressionTrail,
+    Neighbourhood,
     OwnerGraph,
     Provenance,
     SimilarMemory,
@@ -756,35 +757,38 @@ class Neo4jStore:
         window: int,
         links: int,
         deepest: Tier = Tier.DEEP,
-    ) -> list[SimilarMemory]:
-        """Memories next to the given ones, where association spreads relevance.
+        known: Sequence[str] = (),
+    ) -> Neighbourhood:
+        """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
-        each with its similarity to the embedding; the given ones left out.
+        each with its similarity to the embedding; the given and the `known` ones left out.
+        With them, the edges among the given, known and found memories (one read for both).
         """
-        return self._find(
-            "find_neighbours",
+        [row] = self._run(
+            load_statement("find_neighbours"),
             {
                 "owner": owner,
                 "ids": list(ids),
+                "known": list(known),
                 "embedding": embedding,
                 "window": window,
                 "links": links,
                 "deepest": int(deepest),
             },
+            read=True,
         )
-
-    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
-        """The edges between the given memories, ordered by type, source and target."""
-        [row] = self._run(
-            load_statement("links_among"), {"owner": owner, "ids": list(ids)}, read=True
+        return Neighbourhood(
+            memories=[_similar_from(found) for found in row["found"]],
+            links=[
+                Link(
+                    type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency
+                )
+                for kind, source, target, weight, sufficiency in row["links"]
+            ],
         )
-        return [
-            Link(type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency)
-            for kind, source, target, weight, sufficiency in row["links"]
-        ]
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""

@@ -55,6 +55,7 @@ from graphmem.store.base import (
     GraphCounts,
     HealthCounts,
     ImpressionTrail,
+    Neighbourhood,
     OwnerGraph,
     Provenance,
     SimilarMemory,
@@ -611,13 +612,15 @@ class NetworkXStore:
         window: int,
         links: int,
         deepest: Tier = Tier.DEEP,
-    ) -> list[SimilarMemory]:
-        """Memories next to the given ones, where association spreads relevance.
+        known: Sequence[str] = (),
+    ) -> Neighbourhood:
+        """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
-        each with its similarity to the embedding; the given ones left out.
+        each with its similarity to the embedding; the given and the `known` ones left out.
+        With them, the edges among the given, known and found memories (one read for both).
         """
         with self._lock:
             given = set(ids)
@@ -647,30 +650,35 @@ class NetworkXStore:
                 ranked = sorted(strongest.values(), key=lambda pair: (-pair[0], pair[1].id))
                 for _weight, linked in ranked[:links]:
                     found.setdefault(linked.id, linked)
+            left_out = given.union(known)
             memories = sorted(
                 (
                     memory
                     for memory in found.values()
-                    if memory.id not in given and memory.tier <= deepest and searchable(memory)
+                    if memory.id not in left_out and memory.tier <= deepest and searchable(memory)
                 ),
                 key=lambda memory: memory.id,
             )
             similarities = self._similarities(memories, embedding)
-            return [
-                self._found(memory, similarity)
-                for similarity, memory in zip(similarities, memories, strict=True)
-            ]
+            return Neighbourhood(
+                memories=[
+                    self._found(memory, similarity)
+                    for similarity, memory in zip(similarities, memories, strict=True)
+                ],
+                links=self._links_among(owner, left_out.union(memory.id for memory in memories)),
+            )
 
-    def links_among(self, owner: str, ids: Sequence[str]) -> list[Link]:
+    def _links_among(self, owner: str, ids: set[str]) -> list[Link]:
         """The edges between the given memories, ordered by type, source and target."""
-        with self._lock:
-            keys = {(owner, "Memory", memory_id) for memory_id in ids}
-            links: list[Link] = [
-                attributes["link"]
-                for source, target, attributes in self._graph.edges(data=True)
-                if source in keys and target in keys
-            ]
-            return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
+        keys = {(owner, "Memory", memory_id) for memory_id in ids}
+        links: list[Link] = [
+            attributes["link"]
+            for key in keys
+            if key in self._graph
+            for _source, target, attributes in self._graph.out_edges(key, data=True)
+            if target in keys
+        ]
+        return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
