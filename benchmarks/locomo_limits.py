@@ -16,10 +16,10 @@ speaker about what the other said).
 
 recall steps (--store neo4j only): graphmem ingests the conversations (offline cognition, as
 benchmarks/locomo.py does), then recalls every question in peek mode twice (the first pass warms
-the server) while each store read of the second pass is timed: calls per recall and mean and
-p95 milliseconds of each, and the whole recall's p50 and p95 (as locomo.py measures it); the
-rest of a recall (the query's embedding, from the benchmark's cache, and the scoring) runs in
-Python. Neo4j's address comes from GRAPHMEM_*
+the server) while each store read of the second pass is timed: calls per recall, mean and
+p95 milliseconds of each, and the mean of the server's own time for it, and the whole recall's
+p50 and p95 (as locomo.py measures it); the rest of a recall (the query's embedding, from the
+benchmark's cache, and the scoring) runs in Python. Neo4j's address comes from GRAPHMEM_*
 variables (graphmem.config); the owners are forgotten at the end.
 
 These read questions and evidence to describe the data; no method uses what they find.
@@ -122,11 +122,30 @@ def speakers(samples: list[Sample]) -> dict[str, dict[str, float]]:
 
 
 class TimedNeo4jStore(Neo4jStore):
-    """The Neo4j store, timing each of the reads a recall makes."""
+    """The Neo4j store, timing each of the reads a recall makes: in Python and on the server.
+
+    The server's time of a statement is what its summary reports: until the first record was
+    ready plus until the last was sent (result_available_after + result_consumed_after, in
+    whole milliseconds).
+    """
 
     def __init__(self, *arguments: Any, **keywords: Any) -> None:
         super().__init__(*arguments, **keywords)
         self.seconds: dict[str, list[float]] = defaultdict(list)
+        self.server_milliseconds: dict[str, list[float]] = defaultdict(list)
+        self._reading: str | None = None
+        execute = self._driver.execute_query
+
+        def server_timed(*arguments: Any, **keywords: Any) -> Any:
+            result = execute(*arguments, **keywords)
+            if self._reading is not None:
+                summary = result.summary
+                self.server_milliseconds[self._reading].append(
+                    summary.result_available_after + summary.result_consumed_after
+                )
+            return result
+
+        self._driver.execute_query = server_timed  # type: ignore[method-assign]
 
     def find_similar_memories(self, *arguments: Any, **keywords: Any) -> Any:
         """Timed."""
@@ -149,9 +168,11 @@ class TimedNeo4jStore(Neo4jStore):
 
         def timed(*arguments: Any, **keywords: Any) -> Any:
             started = time.perf_counter()
+            self._reading = name
             try:
                 return read(*arguments, **keywords)
             finally:
+                self._reading = None
                 self.seconds[name].append(time.perf_counter() - started)
 
         return timed
@@ -182,6 +203,7 @@ def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], di
         gc.freeze()  # as benchmarks/locomo.py does: no collector pauses from the harness's data
         recall_pass(memory, conversations, owners, K, memories=K, peek=True)  # warms the server
         store.seconds.clear()
+        store.server_milliseconds.clear()
         timed = recall_pass(memory, conversations, owners, K, memories=K, peek=True)
         for owner in owners.values():
             memory.forget(owner)
@@ -189,6 +211,7 @@ def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], di
     steps = {
         name: {"calls_per_recall": round(len(store.seconds[name]) / recalls, 2)}
         | milliseconds(store.seconds[name])
+        | {"server_mean_ms": round(statistics.fmean(store.server_milliseconds[name]), 1)}
         for name in TIMED_READS
     }
     return steps, timed.cost
