@@ -506,8 +506,7 @@ class NetworkXStore:
             links = sorted(
                 (
                     (source[1], target[1], attributes["link"])
-                    for source, target, attributes in self._graph.edges(data=True)
-                    if source[0] == owner
+                    for source, target, _type, attributes in self._edges(owner)
                 ),
                 key=lambda item: (
                     item[2].type.value,
@@ -789,9 +788,7 @@ class NetworkXStore:
                 1 for session_owner, _key in self._sessions if session_owner == owner
             )
             links: Counter[str] = Counter(
-                edge_type
-                for source, _target, edge_type in self._graph.edges(keys=True)
-                if source[0] == owner
+                edge_type for _source, _target, edge_type, _attributes in self._edges(owner)
             )
             memories = [node for node in self._nodes(owner, "Memory") if isinstance(node, Memory)]
             tiers = Counter(int(memory.tier) for memory in memories)
@@ -811,8 +808,7 @@ class NetworkXStore:
             ]
             edges = [
                 (source, target, edge_type)
-                for source, target, edge_type in self._graph.edges(keys=True)
-                if source[0] == owner
+                for source, target, edge_type, _attributes in self._edges(owner)
             ]
             merged = {source for source, _, kind in edges if kind == LinkType.MERGED_INTO.value}
             keys = [
@@ -1282,6 +1278,16 @@ class NetworkXStore:
         """The owner's nodes of one label."""
         for node_id in self._ids.get((owner, label), {}):
             yield self._graph.nodes[(owner, label, node_id)]["node"]
+
+    def _edges(self, owner: str) -> Iterator[tuple[NodeKey, NodeKey, str, dict[str, Any]]]:
+        """The owner's edges (source, target, type, attributes): those leaving its nodes.
+
+        An edge never joins two owners' nodes, so this reads the owner's edges only, not every
+        owner's.
+        """
+        for label in NODE_LABELS:
+            for node_id in self._ids.get((owner, label), {}):
+                yield from self._graph.out_edges((owner, label, node_id), keys=True, data=True)
 
     def _memories_from(self, owner: str, turn_id: str) -> Iterator[Memory]:
         """The memories that came from a turn."""
