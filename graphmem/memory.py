@@ -89,6 +89,7 @@ from graphmem.store.base import (
     GraphCounts,
     HealthCounts,
     Impressed,
+    Neighbourhood,
     OwnerGraph,
     SimilarMemory,
     Store,
@@ -1013,15 +1014,17 @@ class GraphMem:
         candidates, seeds = self._candidates(owner, asked, embedding, dense, depth)
         if budget.spent("association"):
             seeds = []  # no neighbours: only the edges among the candidates
-        neighbourhood = self._store.find_neighbours(
-            owner,
-            seeds,
-            embedding,
-            window=self._recall.association.window,
-            links=self._recall.association.links,
-            deepest=depth,
-            known=[item.memory.id for item in candidates],
-        )
+        neighbourhood = Neighbourhood(memories=[], links=[])  # nothing found: nothing to read
+        if candidates:
+            neighbourhood = self._store.find_neighbours(
+                owner,
+                seeds,
+                embedding,
+                window=self._recall.association.window,
+                links=self._recall.association.links,
+                deepest=depth,
+                known=[item.memory.id for item in candidates],
+            )
         links = neighbourhood.links
         scored = score(
             asked,
