@@ -21,8 +21,8 @@ the same haystacks in the same run. graphmem: one fresh owner per question obser
 of its haystack (user and assistant), session by session, then recalls the question at its date,
 first in peek mode (`graphmem:<store>:<cognition>:peek`), then waking
 (`graphmem:<store>:<cognition>`), as benchmarks/locomo.py does. Embeddings are cached by text in
-.cache/longmemeval-embeddings.sqlite: the haystacks share filler sessions, and a rerun computes
-none (the first run embeds ~19,000 texts, about half an hour on two cores).
+.cache/longmemeval-embeddings.sqlite: the first run embeds the 19,025 distinct turns of the 40
+haystacks (they share few), about 100 minutes on two cores; a rerun computes none.
 """
 
 import argparse
