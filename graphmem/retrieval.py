@@ -1,16 +1,20 @@
 """Retrieval scoring (Generative Agents' memory stream, with attention and association).
 
-Each memory found gets five components: relevance (cosine similarity to the query), lexical
+Each memory found gets seven components: relevance (cosine similarity to the query), lexical
 (BM25 of the query's weighted content terms over the memories found, of each memory's own text
 and of it read with the texts of the turns right before and after its own, each min-max
-normalised and averaged), importance (its attention label), attention (current attention) and
-recency (0.995 ** hours since last access). Each is min-max normalised over the memories found.
-Association (DESIGN.md section 4) then spreads the relevance part (weighted relevance +
-lexical) through the graph: a memory gains a share of the best relevance of the turns right
-before and after its own, of the best in its stretch of the session, and of the memories linked
-to it, so a memory that is relevant by association is found even when its words differ. The
-weighted sum is the score; every scored memory keeps its raw and normalised components, the
-association it received and the memory it came through.
+normalised and averaged), time match (how well the memory's time falls in a stretch of time the
+query names, "two months ago" or "in March": graphmem.timespans), importance (its attention
+label), attention (current attention) and recency (0.995 ** hours since last access). Each but
+time match (already 0-1, and 0 for all when the query names no time) is min-max normalised over
+the memories found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
+relevance + lexical) through the graph: a memory gains a share of the best relevance of the
+turns right before and after its own, of the best in its stretch of the session, and of the
+memories linked to it, so a memory that is relevant by association is found even when its words
+differ. A query that asks for many things ("how many", "in total", "所有") spreads less within
+a session: each further memory of a session keeps less of the session's share, so that one
+episode does not fill the list. The weighted sum is the score; every scored memory keeps its
+raw and normalised components, the association it received and the memory it came through.
 """
 
 import math
@@ -24,6 +28,7 @@ from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.model import Link, LinkType, Memory, Turn
 from graphmem.store.base import SimilarMemory
 from graphmem.terms import terms
+from graphmem.timespans import Timespan, named_timespans, time_match
 
 RECENCY_PER_HOUR = 0.995
 SUPERSEDED_SHARE = 0.5
@@ -46,6 +51,12 @@ AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system"})
 """Speakers taken for the agent itself: a dialogue's focus is the latest turn of anyone else."""
 SPEAKER_PREFIX = re.compile(r"([^:\n]{1,40}):\s+(.*)")
 """A line of a dialogue given as text: "speaker: what was said"."""
+MANY = re.compile(
+    r"\b(?:how many|how often|in total|total|all the|all of|every)\b"
+    r"|多少|几[个次件位种天年本场家回]|总共|一共|总计|所有|全部|哪些",
+    re.IGNORECASE,
+)
+"""Words of a question that asks for many things (to count, sum or list), in English and Chinese."""
 
 
 class QueryTurn(BaseModel):
@@ -102,6 +113,15 @@ class Query(BaseModel):
         return self.text[-QUERY_EMBEDDING_CHARS:]
 
     @property
+    def asks_for_many(self) -> bool:
+        """Whether the focus asks to count, sum or list things (MANY), found in many episodes."""
+        return MANY.search(self.focus) is not None
+
+    def timespans(self, now: datetime) -> list[Timespan]:
+        """The stretches of time the focus names, as of `now` (graphmem.timespans)."""
+        return named_timespans(self.focus, now)
+
+    @property
     def is_dialogue(self) -> bool:
         """Whether the query has more than its focus."""
         return len(self.turns) > 1
@@ -138,6 +158,13 @@ class Association(BaseModel):
     )
     linked: float = Field(
         0.1, ge=0, description="share of a linked memory's relevance, times the edge weight"
+    )
+    breadth: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="for a query that asks for many things, the part of the session share the"
+        " n-th most relevant memory of a session keeps is this to the power n - 1",
     )
 
 
@@ -177,6 +204,7 @@ class Weights(BaseModel):
 
     relevance: float = Field(1.0, ge=0)
     lexical: float = Field(0.0, ge=0)
+    time_match: float = Field(0.0, ge=0)
     importance: float = Field(0.0, ge=0)
     attention: float = Field(0.0, ge=0)
     recency: float = Field(0.0, ge=0)
@@ -186,15 +214,17 @@ class Weights(BaseModel):
     def tie_break_bound(self) -> float:
         """How far attention, importance and recency together can lift a memory's score.
 
-        Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match
-        and association, weighted) exceeds another's by more than this ranks above it.
+        Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match,
+        time match and association, weighted) exceeds another's by more than this ranks above it.
         """
         return self.importance + self.attention + self.recency
 
 
 PRESETS: dict[str, Weights] = {
-    "balanced": Weights(relevance=1.0, lexical=0.7, importance=0.05, association=1.0),
-    "relevance": Weights(relevance=1.0, lexical=0.7, association=1.0),
+    "balanced": Weights(
+        relevance=1.0, lexical=0.7, time_match=1.0, importance=0.05, association=1.0
+    ),
+    "relevance": Weights(relevance=1.0, lexical=0.7, time_match=1.0, association=1.0),
     "generative_agents": Weights(relevance=1.0, importance=1.0, recency=1.0),
 }
 """Named weights. `balanced` is the default: relevance (dense, lexical and by association) ranks,
@@ -209,13 +239,15 @@ DEFAULT_PRESET = "balanced"
 class Components(BaseModel):
     """The components of a score.
 
-    Association is spread from normalised relevance, so its raw and normalised values are equal.
+    Association is spread from normalised relevance and time match is 0-1 already, so their
+    raw and normalised values are equal.
     """
 
     model_config = ConfigDict(frozen=True)
 
     relevance: float
     lexical: float
+    time_match: float
     importance: float
     attention: float
     recency: float
@@ -289,6 +321,7 @@ def score(
         return []
     surroundings = _surroundings(found, association)
     lexical = _lexical(query, found, surroundings)
+    spans = query.timespans(now)
     raw = [
         {
             "relevance": item.similarity,
@@ -301,14 +334,17 @@ def score(
         for index, item in enumerate(found)
     ]
     columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
+    timing = [time_match(_time_of(item), spans) for item in found]
     relevance = [
         weights.relevance * columns["relevance"][index]
         + weights.lexical * columns["lexical"][index]
         for index in range(len(found))
     ]
-    spread = _spread(found, surroundings, links, relevance, association)
+    breadth = association.breadth if query.asks_for_many else 1.0
+    spread = _spread(found, surroundings, links, relevance, association, breadth=breadth)
     totals = [
         sum(getattr(weights, name) * values[index] for name, values in columns.items())
+        + weights.time_match * timing[index]
         + weights.association * spread[index][0]
         for index in range(len(found))
     ]
@@ -319,9 +355,10 @@ def score(
             memory=found[index].memory,
             turns=found[index].turns,
             score=totals[index],
-            raw=Components(**raw[index], association=spread[index][0]),
+            raw=Components(**raw[index], time_match=timing[index], association=spread[index][0]),
             normalised=Components(
                 **{name: values[index] for name, values in columns.items()},
+                time_match=timing[index],
                 association=spread[index][0],
             ),
             via=spread[index][1],
@@ -352,6 +389,11 @@ def _prefer_current_values(
     for number, item in enumerate(found):
         if item.memory.superseded(now):
             totals[number] *= SUPERSEDED_SHARE
+
+
+def _time_of(found: SimilarMemory) -> datetime:
+    """When a memory's content happened: its first turn's time, else its own creation."""
+    return found.turns[0].created_at if found.turns else found.memory.created_at
 
 
 def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:
@@ -431,12 +473,16 @@ def _spread(
     links: list[Link],
     relevance: list[float],
     association: Association,
+    *,
+    breadth: float,
 ) -> list[tuple[float, str | None]]:
     """What each memory gains by association, and the memory it gains most through.
 
     It gains `adjacent` times the best relevance of the turns right before and after its own;
     then `session` times the best of (relevance + that adjacency gain) among the turns around
-    its own, itself included; then `linked` times the best weight * relevance over its links.
+    its own, itself included, times `breadth` to the power of how many memories of its session
+    are more relevant than itself; then `linked` times the best weight * relevance over its
+    links.
     """
     index_of = {item.memory.id: index for index, item in enumerate(found)}
 
@@ -454,6 +500,7 @@ def _spread(
         best([(context[index], index)] + [(context[other], other) for other, _ in near])
         for index, near in enumerate(surroundings)
     ]
+    place = _place_in_session(found, relevance)
     linked: list[list[tuple[float, int]]] = [[] for _ in found]
     for link in links:
         source, target = index_of.get(link.source), index_of.get(link.target)
@@ -466,7 +513,10 @@ def _spread(
         link_value, link_from = best(linked[index])
         gains = [
             (association.adjacent * adjacent[index][0], adjacent[index][1]),
-            (association.session * session[index][0], session[index][1]),
+            (
+                association.session * breadth ** place[index] * session[index][0],
+                session[index][1],
+            ),
             (association.linked * link_value, link_from),
         ]
         through = [(gain, other) for gain, other in gains if other is not None and other != index]
@@ -475,3 +525,16 @@ def _spread(
             (sum(gain for gain, _other in gains), None if via is None else found[via].memory.id)
         )
     return result
+
+
+def _place_in_session(found: list[SimilarMemory], relevance: list[float]) -> list[int]:
+    """For each memory, how many memories of its session are more relevant (ties by position)."""
+    sessions: dict[str, list[int]] = {}
+    for index, item in enumerate(found):
+        if item.turns:
+            sessions.setdefault(item.turns[0].session, []).append(index)
+    place = [0 for _ in found]
+    for members in sessions.values():
+        for rank, index in enumerate(sorted(members, key=lambda index: -relevance[index])):
+            place[index] = rank
+    return place

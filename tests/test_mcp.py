@@ -28,7 +28,15 @@ T = TypeVar("T")
 
 BERLIN = timezone(timedelta(hours=1))
 YESTERDAY = (datetime.now(UTC) - timedelta(days=1)).astimezone(BERLIN).replace(microsecond=0)
-COMPONENTS = {"relevance", "lexical", "importance", "attention", "recency", "association"}
+COMPONENTS = {
+    "relevance",
+    "lexical",
+    "time_match",
+    "importance",
+    "attention",
+    "recency",
+    "association",
+}
 START_TIMEOUT = 60.0
 """Seconds the HTTP server may take to listen (it loads the embedder first)."""
 

@@ -103,6 +103,28 @@ def test_a_dialogue_is_recalled_for_its_latest_user_turn(memory: GraphMem, owner
     assert as_text.memories[0].memory.id == as_turns.memories[0].memory.id
 
 
+def test_a_time_the_question_names_picks_the_memory_of_that_time(
+    memory: GraphMem, owner: str
+) -> None:
+    visits = {
+        "m1": ("We visited the science museum with my cousin.", DAY_ONE - timedelta(days=150)),
+        "m2": ("We visited the art museum with my cousin.", DAY_ONE - timedelta(days=60)),
+        "m3": ("We visited the history museum with my cousin.", DAY_ONE - timedelta(days=5)),
+    }
+    for message_id, (text, at) in visits.items():
+        memory.observe(owner, text, message_id=message_id, at=at, session=message_id)
+    memory.observe(owner, "The car needs new tyres.", message_id="c1", at=DAY_ONE, session="c")
+    memory.observe(owner, "I'm allergic to milk.", message_id="c2", at=DAY_ONE, session="c")
+    for question, wanted in [
+        ("Which museum did I visit two months ago?", "m2"),
+        ("Which museum did I visit in November?", "m1"),  # 2 November 2025
+        ("我上周去了哪个博物馆？", "m3"),
+    ]:
+        [best] = memory.recall(owner, question, k=1, peek=True, at=DAY_ONE).memories
+        assert best.memory.text == visits[wanted][0], question
+        assert best.components.time_match == 1.0
+
+
 def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str) -> None:
     other = owner + "-other"
     memory.observe(owner, "I'm allergic to milk.", message_id="a1", at=DAY_ONE)

@@ -1,4 +1,5 @@
-"""The ranking rule of recall: attention, importance and recency only break near-ties."""
+"""The ranking rule of recall: attention, importance and recency only break near-ties; a time
+the query names and a question asking for many things steer relevance."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -57,12 +58,18 @@ def relevance_part(item: Scored, weights: Weights) -> float:
     return (
         weights.relevance * normalised.relevance
         + weights.lexical * normalised.lexical
+        + weights.time_match * normalised.time_match
         + weights.association * normalised.association
     )
 
 
 @settings(max_examples=300, deadline=None)
-@given(found=found_memories(), query=st.sampled_from(WORDS))
+@given(
+    found=found_memories(),
+    query=st.sampled_from(WORDS).map(lambda word: word)
+    | st.sampled_from(WORDS).map(lambda word: f"how many times did I mention {word} in March?")
+    | st.sampled_from(WORDS).map(lambda word: f"{word} two months ago"),
+)
 def test_a_clearly_more_relevant_memory_is_never_outranked_by_a_more_attended_one(
     found: list[SimilarMemory], query: str
 ) -> None:
@@ -83,3 +90,78 @@ def test_a_clearly_more_relevant_memory_is_never_outranked_by_a_more_attended_on
     for position, better in enumerate(ranked):
         for worse in ranked[position + 1 :]:
             assert relevance_part(worse, weights) <= relevance_part(better, weights) + bound
+
+
+def found_memory(
+    index: int, text: str, similarity: float, at: datetime, session: str, position: int
+) -> SimilarMemory:
+    """A memory as a search finds it, from one turn of a session, with plain attention."""
+    attention = Attention(long_term=5.0, long_term_at=at, short_term=0.0, short_term_at=at)
+    memory = Memory(
+        id=f"m{index}",
+        owner="alice",
+        text=text,
+        created_at=at,
+        kind=MemoryKind.OBSERVATION,
+        importance=5.0,
+        attention=attention,
+        tier=Tier.HOT,
+        embedding=None,
+        accessed_at=at,
+    )
+    turn = Turn(
+        id=f"t{index}", owner="alice", text=text, created_at=at, session=session, position=position
+    )
+    return SimilarMemory(memory=memory, similarity=similarity, turns=[turn])
+
+
+def ranking(query: str, found: list[SimilarMemory]) -> list[str]:
+    """The ids of the memories found, best first, under the default weights."""
+    ranked = score(
+        Query.of(query),
+        found,
+        [],
+        now=NOW,
+        weights=PRESETS["balanced"],
+        policy=AttentionPolicy(),
+        association=Association(),
+        limit=len(found),
+    )
+    return [item.memory.id for item in ranked]
+
+
+def test_a_memory_of_the_time_the_query_names_ranks_first() -> None:
+    """Two visits to a museum, equally similar: the one of two months ago answers that."""
+    found = [
+        found_memory(0, "visited the science museum", 0.90, NOW - timedelta(days=140), "a", 0),
+        found_memory(1, "visited the art museum", 0.90, NOW - timedelta(days=61), "b", 0),
+        found_memory(2, "cooked dumplings", 0.70, NOW - timedelta(days=3), "c", 0),
+    ]
+    assert ranking("museum visit", found)[0] == "m0"  # ties by id
+    assert ranking("a museum visit two months ago", found)[0] == "m1"
+    assert ranking("a museum visit in August", found)[0] == "m0"  # 14 August 2025
+
+
+def test_a_question_asking_for_many_things_reaches_beyond_one_session() -> None:
+    """Under a plain question a session about a charity run keeps its turns together; asked
+    "how many", the best memory of another session comes before that session's lesser turns."""
+    run = NOW - timedelta(days=30)
+    found = [
+        found_memory(index, text, similarity, run + index * timedelta(minutes=1), "run", index)
+        for index, (text, similarity) in enumerate(
+            [
+                ("I ran the charity run for the cure", 0.95),
+                ("congratulations on the charity run", 0.90),
+                ("tips for the next charity run", 0.89),
+                ("training plan for charity runs", 0.88),
+            ]
+        )
+    ]
+    found.append(
+        found_memory(9, "I joined a charity walk", 0.86, NOW - timedelta(days=90), "walk", 0)
+    )
+    plain = ranking("charity events I took part in", found)
+    many = ranking("how many charity events did I take part in", found)
+    assert plain.index("m2") < plain.index("m9")
+    assert many.index("m9") < many.index("m2")
+    assert plain[:2] == many[:2] == ["m0", "m1"]
