@@ -7,12 +7,14 @@ expressions in English and Chinese and resolves them against the moment the ques
 
 Understood, in English (case aside): "N days / weeks / months / years ago" (N a number, a
 number word, "a", "a few", "a couple of", "several"); "the last / past N days ..." (up to
-now); "last / this / past week, weekend, month, year"; "yesterday", "today", "tonight"; "last
+now); "last / this / past week, weekend, month, year"; "yesterday"; "last
 Monday" ... "last Sunday"; a month ("in March", "March 2023", "23 January, 2022", "May 5";
 "May" only with a day, a year or "in" / "of" / "since" ... before it, as it is also a verb); "in
 2022"; "2023-05-20" and "2023/05/20". In Chinese: "三个月前", "两周前", "5天前", "半年前"; "最近
-两个月", "过去三天"; 昨天, 前天, 今天, 上周, 本周, 上周末, 上个月, 这个月, 去年, 前年, 今年; "五月",
+两个月", "过去三天"; 昨天, 前天, 上周, 本周, 上周末, 上个月, 这个月, 去年, 前年, 今年; "五月",
 "2023年5月", "5月20日"; "2022年". A month or date without a year is its latest one up to now.
+"Today" and "tonight" are left out: a question with them asks about now ("What should I cook
+tonight?"), not about the memories of the day.
 """
 
 import calendar
@@ -51,7 +53,7 @@ UNIT = r"(day|week|month|year)s?"
 AGO = re.compile(rf"\b{COUNT}\s+{UNIT}\s+ago\b", re.IGNORECASE)
 LAST_COUNT = re.compile(rf"\b(?:last|past)\s+{COUNT}\s+{UNIT}\b", re.IGNORECASE)
 LAST_UNIT = re.compile(r"\b(last|this|past)\s+(week|weekend|month|year)\b", re.IGNORECASE)
-DAY_WORD = re.compile(r"\b(yesterday|today|tonight)\b", re.IGNORECASE)
+DAY_WORD = re.compile(r"\byesterday\b", re.IGNORECASE)
 LAST_WEEKDAY = re.compile(r"\blast\s+(" + "|".join(WEEKDAYS) + r")\b", re.IGNORECASE)
 ORDINAL = r"(\d{1,2})(?:st|nd|rd|th)?"
 MONTH = re.compile(
@@ -85,7 +87,7 @@ HAN_UNITS |= {"月": "month", "年": "year"}
 HAN_UNIT = r"(天|日|周|星期|礼拜|月|年)"
 HAN_AGO = re.compile(rf"{HAN_NUMBER}\s*个?\s*{HAN_UNIT}(?:之|以)?前")
 HAN_LAST_COUNT = re.compile(rf"(?:最近|过去|近)\s*的?\s*{HAN_NUMBER}\s*个?\s*{HAN_UNIT}")
-HAN_DAYS = {"前天": 2, "昨天": 1, "昨日": 1, "今天": 0, "今晚": 0}
+HAN_DAYS = {"前天": 2, "昨天": 1, "昨日": 1}
 HAN_RELATIVE = {
     "上周末": ("weekend", -1),
     "上个星期": ("week", -1),
@@ -129,9 +131,7 @@ def named_timespans(text: str, now: datetime) -> list[Timespan]:
     spans += [
         _english_unit(match[1].lower(), match[2].lower(), now) for match in LAST_UNIT.finditer(text)
     ]
-    for match in DAY_WORD.finditer(text):
-        back = 1 if match[1].lower() == "yesterday" else 0
-        spans.append(Timespan(start=today - back * DAY, end=today - back * DAY + DAY))
+    spans += [Timespan(start=today - DAY, end=today) for _ in DAY_WORD.finditer(text)]
     for match in LAST_WEEKDAY.finditer(text):
         back = (today.weekday() - WEEKDAYS[match[1].lower()] - 1) % 7 + 1
         spans.append(Timespan(start=today - back * DAY, end=today - back * DAY + DAY))

@@ -78,6 +78,8 @@ def test_an_amount_ago_centres_on_that_moment(text: str, months_back: int) -> No
         "We march on together.",
         "I have three months of savings.",
         "What is my favourite colour?",
+        "What should I cook tonight?",
+        "今天做什么菜好？",
         "我这个星期有三个月没见他了吗",  # "this week" only: one span
     ],
 )
