@@ -52,7 +52,7 @@ AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system"})
 SPEAKER_PREFIX = re.compile(r"([^:\n]{1,40}):\s+(.*)")
 """A line of a dialogue given as text: "speaker: what was said"."""
 MANY = re.compile(
-    r"\b(?:how many|how often|in total|total|all the|all of|every)\b"
+    r"\b(?:how many|how often|total|all the|all of|every)\b"
     r"|多少|几[个次件位种天年本场家回]|总共|一共|总计|所有|全部|哪些",
     re.IGNORECASE,
 )

@@ -11,10 +11,10 @@ now); "last / this / past week, weekend, month, year"; "yesterday"; "last
 Monday" ... "last Sunday"; a month ("in March", "March 2023", "23 January, 2022", "May 5";
 "May" only with a day, a year or "in" / "of" / "since" ... before it, as it is also a verb); "in
 2022"; "2023-05-20" and "2023/05/20". In Chinese: "三个月前", "两周前", "5天前", "半年前"; "最近
-两个月", "过去三天"; 昨天, 前天, 上周, 本周, 上周末, 上个月, 这个月, 去年, 前年, 今年; "五月",
-"2023年5月", "5月20日"; "2022年". A month or date without a year is its latest one up to now.
-"Today" and "tonight" are left out: a question with them asks about now ("What should I cook
-tonight?"), not about the memories of the day.
+两个月", "过去三天"; 昨天, 前天, 大前天, 上周, 上上周, 本周, 上周末, 上个月, 上上个月, 这个月,
+去年, 前年, 今年; "五月", "2023年5月", "5月20日"; "2022年". A month or date without a year is
+its latest one up to now. "Today" and "tonight" are left out: a question with them asks about
+now ("What should I cook tonight?"), not about the memories of the day.
 """
 
 import calendar
@@ -87,8 +87,10 @@ HAN_UNITS |= {"月": "month", "年": "year"}
 HAN_UNIT = r"(天|日|周|星期|礼拜|月|年)"
 HAN_AGO = re.compile(rf"{HAN_NUMBER}\s*个?\s*{HAN_UNIT}(?:之|以)?前")
 HAN_LAST_COUNT = re.compile(rf"(?:最近|过去|近)\s*的?\s*{HAN_NUMBER}\s*个?\s*{HAN_UNIT}")
-HAN_DAYS = {"前天": 2, "昨天": 1, "昨日": 1}
+HAN_DAYS = {"大前天": 3, "前天": 2, "昨天": 1, "昨日": 1}
 HAN_RELATIVE = {
+    "上上周": ("week", -2),
+    "上上个月": ("month", -2),
     "上周末": ("weekend", -1),
     "上个星期": ("week", -1),
     "上星期": ("week", -1),
@@ -106,7 +108,7 @@ HAN_RELATIVE = {
     "今年": ("year", 0),
 }
 HAN_RELATIVE_WORD = re.compile("|".join(sorted(HAN_RELATIVE, key=len, reverse=True)))
-HAN_DAY_WORD = re.compile("|".join(HAN_DAYS))
+HAN_DAY_WORD = re.compile("|".join(sorted(HAN_DAYS, key=len, reverse=True)))
 HAN_MONTH = re.compile(
     r"(?:(\d{4})\s*年\s*)?(\d{1,2}|十[一二]?|[一二三四五六七八九])\s*月(?!前)"
     r"(?:\s*(\d{1,2}|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])\s*[日号])?"
