@@ -13,8 +13,9 @@ Monday" ... "last Sunday"; a month ("in March", "March 2023", "23 January, 2022"
 2022"; "2023-05-20" and "2023/05/20". In Chinese: "三个月前", "两周前", "5天前", "半年前"; "最近
 两个月", "过去三天"; 昨天, 前天, 大前天, 上周, 上上周, 本周, 上周末, 上个月, 上上个月, 这个月,
 去年, 前年, 今年; "五月", "2023年5月", "5月20日"; "2022年". A month or date without a year is
-its latest one up to now. "Today" and "tonight" are left out: a question with them asks about
-now ("What should I cook tonight?"), not about the memories of the day.
+its latest one up to now; one to come ("next March", 明年三月) names none. "Today" and "tonight"
+are left out: a question with them asks about now ("What should I cook tonight?"), not about
+the memories of the day.
 """
 
 import calendar
@@ -64,8 +65,12 @@ VERB_MONTHS = frozenset({"may", "march"})
 """Month names that are also verbs: the month only with a day, a year, a word of MONTH_AFTER
 before it, or ("March") capitalised."""
 MONTH_AFTER = re.compile(
-    r"\b(?:in|of|since|until|till|by|during|early|mid|late|last|this|next)\s+$", re.IGNORECASE
+    r"\b(?:in|of|since|until|till|by|during|early|mid|late|last|this)\s+$", re.IGNORECASE
 )
+FUTURE_BEFORE = re.compile(r"\b(?:next|coming)\s+$", re.IGNORECASE)
+"""Words that make the month after them one to come ("next March"), which no memory is of."""
+HAN_FUTURE_BEFORE = re.compile(r"(?:明年|后年)$")
+"""The same in Chinese: 明年三月, 后年五月."""
 YEAR = re.compile(r"\b(?:in|during|since|of)\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 ISO_DATE = re.compile(r"\b((?:19|20)\d{2})[-/](\d{1,2})[-/](\d{1,2})\b")
 
@@ -178,6 +183,8 @@ def _chinese(text: str, now: datetime, today: datetime) -> list[Timespan]:
         _calendar_unit(*HAN_RELATIVE[match[0]], now) for match in HAN_RELATIVE_WORD.finditer(text)
     ]
     for match in HAN_MONTH.finditer(text):
+        if HAN_FUTURE_BEFORE.search(text[: match.start()]):
+            continue
         month, day = _han_count(match[2]), _han_count(match[3]) if match[3] else None
         year = int(match[1]) if match[1] else None
         if month and (
@@ -247,8 +254,9 @@ def _english_month(match: re.Match[str], now: datetime) -> Timespan | None:
     """The month or day a MONTH match names, if it is one ("may" only as the month)."""
     day_before, name, day_after, year = match[1], match[2], match[3], match[4]
     day = day_before or day_after
+    before = match.string[: match.start()]
     verb = name.lower() in VERB_MONTHS and not (day or year) and name != "March"
-    if verb and not MONTH_AFTER.search(match.string[: match.start()]):
+    if (verb and not MONTH_AFTER.search(before)) or FUTURE_BEFORE.search(before):
         return None
     return _month_or_day(
         int(year) if year else None, MONTHS[name.lower()], int(day) if day else None, now

@@ -82,6 +82,8 @@ def test_an_amount_ago_centres_on_that_moment(text: str, months_back: int) -> No
         "What is my favourite colour?",
         "What should I cook tonight?",
         "今天做什么菜好？",
+        "What should I plan for next March?",
+        "明年三月我想去日本",
         "我这个星期有三个月没见他了吗",  # "this week" only: one span
     ],
 )
