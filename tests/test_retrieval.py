@@ -66,7 +66,7 @@ def relevance_part(item: Scored, weights: Weights) -> float:
 @settings(max_examples=300, deadline=None)
 @given(
     found=found_memories(),
-    query=st.sampled_from(WORDS).map(lambda word: word)
+    query=st.sampled_from(WORDS)
     | st.sampled_from(WORDS).map(lambda word: f"how many times did I mention {word} in March?")
     | st.sampled_from(WORDS).map(lambda word: f"{word} two months ago"),
 )
