@@ -86,6 +86,8 @@ HAN_DIGITS = {
     "八": 8,
     "九": 9,
 }
+HAN_WORD_COUNTS = {"半": 0.5, "几": 3.0}
+"""Counts in words: 半 a half, 几 (a few) taken as three."""
 HAN_NUMBER = r"(\d{1,3}|[一二两三四五六七八九十]{1,3}|半|几)"
 HAN_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}
 HAN_UNITS |= {"月": "month", "年": "year"}
@@ -132,16 +134,17 @@ class Timespan(BaseModel):
 
 def named_timespans(text: str, now: datetime) -> list[Timespan]:
     """The stretches of time the text names, resolved as of `now` (none: an empty list)."""
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = _start_of_day(now)
     spans = [_ago(_english_count(match[1]), match[2], now) for match in AGO.finditer(text)]
     spans += [_last(_english_count(match[1]), match[2], now) for match in LAST_COUNT.finditer(text)]
     spans += [
         _english_unit(match[1].lower(), match[2].lower(), now) for match in LAST_UNIT.finditer(text)
     ]
-    spans += [Timespan(start=today - DAY, end=today) for _ in DAY_WORD.finditer(text)]
-    for match in LAST_WEEKDAY.finditer(text):
-        back = (today.weekday() - WEEKDAYS[match[1].lower()] - 1) % 7 + 1
-        spans.append(Timespan(start=today - back * DAY, end=today - back * DAY + DAY))
+    spans += [_day_before(today, 1) for _ in DAY_WORD.finditer(text)]
+    spans += [
+        _day_before(today, (today.weekday() - WEEKDAYS[match[1].lower()] - 1) % 7 + 1)
+        for match in LAST_WEEKDAY.finditer(text)
+    ]
     spans += [span for match in MONTH.finditer(text) if (span := _english_month(match, now))]
     spans += [_year(int(match[1]), now) for match in YEAR.finditer(text)]
     spans += [
@@ -176,9 +179,7 @@ def _chinese(text: str, now: datetime, today: datetime) -> list[Timespan]:
         for match in HAN_LAST_COUNT.finditer(text)
         if (count := _han_count(match[1]))
     ]
-    for match in HAN_DAY_WORD.finditer(text):
-        back = HAN_DAYS[match[0]]
-        spans.append(Timespan(start=today - back * DAY, end=today - back * DAY + DAY))
+    spans += [_day_before(today, HAN_DAYS[match[0]]) for match in HAN_DAY_WORD.finditer(text)]
     spans += [
         _calendar_unit(*HAN_RELATIVE[match[0]], now) for match in HAN_RELATIVE_WORD.finditer(text)
     ]
@@ -204,8 +205,8 @@ def _han_count(word: str) -> float | None:
     """A count in digits or Chinese numerals (半 a half, 几 three, 一两 two); None if none."""
     if word.isdigit():
         return float(word)
-    if word in ("半", "几"):
-        return 0.5 if word == "半" else 3.0
+    if word in HAN_WORD_COUNTS:
+        return HAN_WORD_COUNTS[word]
     tens, ten, ones = word.rpartition("十")
     if not ten:
         return float(max(HAN_DIGITS[digit] for digit in word))  # 一两天: one or two days
@@ -236,7 +237,7 @@ def _english_unit(which: str, unit: str, now: datetime) -> Timespan:
 
 def _calendar_unit(unit: str, offset: int, now: datetime) -> Timespan:
     """The calendar week, weekend, month or year `offset` of them from now's (0: up to now)."""
-    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = _start_of_day(now)
     if unit in ("week", "weekend"):
         monday = today - today.weekday() * DAY + offset * 7 * DAY
         if unit == "weekend":
@@ -282,6 +283,16 @@ def _date(year: int, month: int, day: int, now: datetime) -> Timespan | None:
     except ValueError:
         return None
     return Timespan(start=start, end=start + DAY)
+
+
+def _start_of_day(now: datetime) -> datetime:
+    """Midnight at the start of now's day, in now's time zone."""
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _day_before(today: datetime, back: int) -> Timespan:
+    """The calendar day `back` days before the one starting at `today`."""
+    return Timespan(start=today - back * DAY, end=today - (back - 1) * DAY)
 
 
 def _month_end(start: datetime) -> datetime:
