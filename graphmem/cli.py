@@ -449,7 +449,8 @@ def run_recall(
         print(f"{item.score:6.3f}  {item.memory.text}", file=out)
         print(
             f"        relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
-            f" time match {reasons.time_match:.2f}, importance {reasons.importance:.1f},"
+            f" time match {reasons.time_match:.2f}, speaker match {reasons.speaker_match:.2f},"
+            f" importance {reasons.importance:.1f},"
             f" attention {reasons.attention:.1f}, recency {reasons.recency:.2f},"
             f" association {reasons.association:.3f}" + (f" via {item.via}" if item.via else ""),
             file=out,

@@ -32,6 +32,7 @@ COMPONENTS = {
     "relevance",
     "lexical",
     "time_match",
+    "speaker_match",
     "importance",
     "attention",
     "recency",

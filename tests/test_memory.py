@@ -125,6 +125,24 @@ def test_a_time_the_question_names_picks_the_memory_of_that_time(
         assert best.components.time_match == 1.0
 
 
+def test_a_speaker_the_question_names_picks_what_they_said(memory: GraphMem, owner: str) -> None:
+    said = {
+        "user": "The ginger dumplings were far too salty.",
+        "assistant": "Ginger dumplings are often too salty.",
+    }
+    for number, (speaker, text) in enumerate(said.items()):
+        memory.observe(owner, text, message_id=f"d{number}", at=DAY_ONE, speaker=speaker)
+    memory.observe(owner, "The car needs new tyres.", message_id="c1", at=DAY_ONE, session="c")
+    for question, wanted in [
+        ("What did I say about the ginger dumplings?", "user"),
+        ("What did you say about the ginger dumplings?", "assistant"),
+        ("我说过姜饺子怎么样？", "user"),
+    ]:
+        [best] = memory.recall(owner, question, k=1, peek=True, at=DAY_ONE).memories
+        assert best.memory.text == said[wanted], question
+        assert best.components.speaker_match == 1.0
+
+
 def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str) -> None:
     other = owner + "-other"
     memory.observe(owner, "I'm allergic to milk.", message_id="a1", at=DAY_ONE)

@@ -1,8 +1,9 @@
 """The ranking rule of recall: attention, importance and recency only break near-ties; a time
-the query names and a question asking for many things steer relevance."""
+or a speaker the query names and a question asking for many things steer relevance."""
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from graphmem.retrieval import PRESETS, Association, Query, Scored, Weights, sco
 from graphmem.store.base import SimilarMemory
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
+SPEAKERS = ["user", "assistant", "Tim"]
 WORDS = ["dumplings", "milk", "allergy", "fever", "disneyland", "passport", "exam", "ginger"]
 
 
@@ -44,6 +46,7 @@ def found_memories(draw: st.DrawFn) -> list[SimilarMemory]:
             owner="alice",
             text=memory.text,
             created_at=at,
+            speaker=draw(st.sampled_from(SPEAKERS)),
             session=draw(st.sampled_from(["a", "b"])),
             position=index,
         )
@@ -53,12 +56,14 @@ def found_memories(draw: st.DrawFn) -> list[SimilarMemory]:
 
 
 def relevance_part(item: Scored, weights: Weights) -> float:
-    """What a memory's score owes to the query: its relevance, lexical match and association."""
+    """What a memory's score owes to the query: relevance, lexical, time and speaker match and
+    association."""
     normalised = item.normalised
     return (
         weights.relevance * normalised.relevance
         + weights.lexical * normalised.lexical
         + weights.time_match * normalised.time_match
+        + weights.speaker_match * normalised.speaker_match
         + weights.association * normalised.association
     )
 
@@ -68,7 +73,9 @@ def relevance_part(item: Scored, weights: Weights) -> float:
     found=found_memories(),
     query=st.sampled_from(WORDS)
     | st.sampled_from(WORDS).map(lambda word: f"how many times did I mention {word} in March?")
-    | st.sampled_from(WORDS).map(lambda word: f"{word} two months ago"),
+    | st.sampled_from(WORDS).map(lambda word: f"{word} two months ago")
+    | st.sampled_from(WORDS).map(lambda word: f"what did Tim say about {word}?")
+    | st.sampled_from(WORDS).map(lambda word: f"what did you say about {word}?"),
 )
 def test_a_clearly_more_relevant_memory_is_never_outranked_by_a_more_attended_one(
     found: list[SimilarMemory], query: str
@@ -93,7 +100,13 @@ def test_a_clearly_more_relevant_memory_is_never_outranked_by_a_more_attended_on
 
 
 def found_memory(
-    index: int, text: str, similarity: float, at: datetime, session: str, position: int
+    index: int,
+    text: str,
+    similarity: float,
+    at: datetime,
+    session: str,
+    position: int,
+    speaker: str = "user",
 ) -> SimilarMemory:
     """A memory as a search finds it, from one turn of a session, with plain attention."""
     attention = Attention(long_term=5.0, long_term_at=at, short_term=0.0, short_term_at=at)
@@ -110,7 +123,13 @@ def found_memory(
         accessed_at=at,
     )
     turn = Turn(
-        id=f"t{index}", owner="alice", text=text, created_at=at, session=session, position=position
+        id=f"t{index}",
+        owner="alice",
+        text=text,
+        created_at=at,
+        speaker=speaker,
+        session=session,
+        position=position,
     )
     return SimilarMemory(memory=memory, similarity=similarity, turns=[turn])
 
@@ -165,3 +184,38 @@ def test_a_question_asking_for_many_things_reaches_beyond_one_session() -> None:
     assert plain.index("m2") < plain.index("m9")
     assert many.index("m9") < many.index("m2")
     assert plain[:2] == many[:2] == ["m0", "m1"]
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("What instruments does Melanie play?", {"Melanie"}),
+        ("what did melanie and Caroline talk about", {"Melanie", "Caroline"}),
+        ("What did Melanies friend say?", set()),  # a name inside another word is not named
+        ("Where did I go on my trip?", {"user"}),
+        ("How many eggs did you say we need?", {"assistant"}),
+        ("Can you remind me what you suggested for dinner?", {"assistant"}),
+        ("How long did it take to move?", set()),
+        ("我上周去了哪里？", {"user"}),
+        ("你之前推荐过哪本书？", {"assistant"}),
+    ],
+)
+def test_the_speakers_a_query_asks_about(query: str, named: set[str]) -> None:
+    speakers = {"Melanie", "Caroline", "user", "assistant"}
+    assert Query.of(query).speakers_named(speakers) == named
+
+
+def test_a_speaker_the_query_names_breaks_a_near_tie_but_not_a_clear_lead() -> None:
+    """The same words said by the agent and by the user, in two conversations."""
+    at = NOW - timedelta(days=3)
+    advice = "ginger dumplings with fresh ginger"
+    found = [
+        found_memory(0, advice, 0.90, at, "a", 0, "assistant"),
+        found_memory(1, advice, 0.90, at, "b", 0, "user"),
+        found_memory(2, "cooked rice", 0.70, at, "c", 0, "user"),
+    ]
+    assert ranking("ginger dumplings", found)[0] == "m0"  # ties by id
+    assert ranking("what did I think of the ginger dumplings?", found)[0] == "m1"
+    assert ranking("what did you say about the ginger dumplings?", found)[0] == "m0"
+    found[0] = found_memory(0, advice, 0.99, at, "a", 0, "assistant")
+    assert ranking("what did I think of the ginger dumplings?", found)[0] == "m0"
