@@ -135,8 +135,8 @@ class Query(BaseModel):
         """Of these speakers, those whose words the focus asks about.
 
         Each whose name it says (a whole word, any case); the agent's speakers (AGENT_SPEAKERS)
-        when it asks what the agent said (AGENT_SPEECH), else USER_SPEAKER when it speaks in the
-        first person (FIRST_PERSON).
+        when it asks what the agent said (AGENT_SPEECH), else USER_SPEAKER (any case) when it
+        speaks in the first person (FIRST_PERSON).
         """
         focus = self.focus
         named = {
@@ -146,8 +146,8 @@ class Query(BaseModel):
         }
         if AGENT_SPEECH.search(focus):
             named |= {speaker for speaker in speakers if speaker.lower() in AGENT_SPEAKERS}
-        elif FIRST_PERSON.search(focus) and USER_SPEAKER in speakers:
-            named.add(USER_SPEAKER)
+        elif FIRST_PERSON.search(focus):
+            named |= {speaker for speaker in speakers if speaker.lower() == USER_SPEAKER}
         return named
 
     def timespans(self, now: datetime) -> list[Timespan]:

@@ -203,6 +203,8 @@ def test_a_question_asking_for_many_things_reaches_beyond_one_session() -> None:
 def test_the_speakers_a_query_asks_about(query: str, named: set[str]) -> None:
     speakers = {"Melanie", "Caroline", "user", "assistant"}
     assert Query.of(query).speakers_named(speakers) == named
+    capitalised = {"Melanie", "Caroline", "User", "Assistant"}
+    assert Query.of(query).speakers_named(capitalised) == {name.title() for name in named}
 
 
 def test_a_speaker_the_query_names_breaks_a_near_tie_but_not_a_clear_lead() -> None:
