@@ -60,7 +60,8 @@ MANY = re.compile(
 )
 """Words of a question that asks for many things (to count, sum or list), in English and Chinese."""
 USER_SPEAKER = "user"
-"""The speaker a query in the first person asks about: the one `observe` gives by default."""
+"""Whom a question in the first person asks about when it names no speaker of its own: the
+speaker `observe` gives by default."""
 FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself)\b|我", re.IGNORECASE)
 """Words by which a query speaks of its asker, the user, in English and Chinese."""
 AGENT_SPEECH = re.compile(
@@ -116,10 +117,15 @@ class Query(BaseModel):
         )
 
     @property
-    def focus(self) -> str:
-        """The text of the latest turn not spoken by the agent (else of the latest turn)."""
+    def focus_turn(self) -> QueryTurn:
+        """The latest turn not spoken by the agent (else the latest turn)."""
         spoken = [turn for turn in self.turns if turn.speaker.lower() not in AGENT_SPEAKERS]
-        return (spoken or self.turns)[-1].text
+        return (spoken or self.turns)[-1]
+
+    @property
+    def focus(self) -> str:
+        """The text of the focus turn."""
+        return self.focus_turn.text
 
     @property
     def context(self) -> str:
@@ -135,8 +141,9 @@ class Query(BaseModel):
         """Of these speakers, those whose words the focus asks about.
 
         Each whose name it says (a whole word, any case); the agent's speakers (AGENT_SPEAKERS)
-        when it asks what the agent said (AGENT_SPEECH), else USER_SPEAKER (any case) when it
-        speaks in the first person (FIRST_PERSON).
+        when it asks what the agent said (AGENT_SPEECH), else the one asking when it speaks in
+        the first person (FIRST_PERSON): the focus turn's speaker, else USER_SPEAKER (any case),
+        else the only speaker that is not the agent's.
         """
         focus = self.focus
         named = {
@@ -147,7 +154,10 @@ class Query(BaseModel):
         if AGENT_SPEECH.search(focus):
             named |= {speaker for speaker in speakers if speaker.lower() in AGENT_SPEAKERS}
         elif FIRST_PERSON.search(focus):
-            named |= {speaker for speaker in speakers if speaker.lower() == USER_SPEAKER}
+            asking = self.focus_turn.speaker.lower() or USER_SPEAKER
+            people = {speaker for speaker in speakers if speaker.lower() not in AGENT_SPEAKERS}
+            mine = {speaker for speaker in people if speaker.lower() == asking}
+            named |= mine or (people if len(people) == 1 else set())
         return named
 
     def timespans(self, now: datetime) -> list[Timespan]:

@@ -207,6 +207,17 @@ def test_the_speakers_a_query_asks_about(query: str, named: set[str]) -> None:
     assert Query.of(query).speakers_named(capitalised) == {name.title() for name in named}
 
 
+def test_the_first_person_is_whoever_asks() -> None:
+    """The focus turn's speaker when given, else `user`, else the only one not the agent."""
+    dialogue = Query.of("Ann: we painted the fence\nassistant: nice!\nMelanie: did I enjoy it?")
+    assert dialogue.speakers_named({"Ann", "Melanie", "assistant"}) == {"Melanie"}
+    assert dialogue.speakers_named({"Ann", "user", "assistant"}) == set()
+    question = Query.of("What did I paint?")
+    assert question.speakers_named({"Ann", "user", "assistant"}) == {"user"}
+    assert question.speakers_named({"Ann", "assistant"}) == {"Ann"}
+    assert question.speakers_named({"Ann", "Melanie", "assistant"}) == set()
+
+
 def test_a_speaker_the_query_names_breaks_a_near_tie_but_not_a_clear_lead() -> None:
     """The same words said by the agent and by the user, in two conversations."""
     at = NOW - timedelta(days=3)
