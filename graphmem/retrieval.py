@@ -5,11 +5,11 @@ Each memory found gets eight components: relevance (cosine similarity to the que
 and of it read with the texts of the turns right before and after its own, each min-max
 normalised and averaged), time match (how well the memory's time falls in a stretch of time the
 query names, "two months ago" or "in March": graphmem.timespans), speaker match (the share of
-its turns spoken by someone whose words the query asks about: a name it says, "I" for the user,
-"you said" for the agent), importance (its attention label), attention (current attention) and
-recency (0.995 ** hours since last access). Each but time and speaker match (already 0-1, and 0
-for all when the query names no time or speaker) is min-max normalised over the memories
-found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
+its turns spoken by someone whose words the query asks about: a name it says, "I" for the one
+asking, "you said" for the agent), importance (its attention label), attention (current
+attention) and recency (0.995 ** hours since last access). Each but time and speaker match
+(already 0-1, and 0 for all when the query names no time or speaker) is min-max normalised
+over the memories found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
 relevance + lexical) through the graph: a memory gains a share of the best relevance of the
 turns right before and after its own, of the best in its stretch of the session, and of the
 memories linked to it, so a memory that is relevant by association is found even when its words
@@ -63,7 +63,7 @@ USER_SPEAKER = "user"
 """Whom a question in the first person asks about when it names no speaker of its own: the
 speaker `observe` gives by default."""
 FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself)\b|我", re.IGNORECASE)
-"""Words by which a query speaks of its asker, the user, in English and Chinese."""
+"""Words by which a query speaks of the one asking, in English and Chinese."""
 AGENT_SPEECH = re.compile(
     r"\byou (?:said|mentioned|suggested|recommended|told|gave|listed|provided|explained|shared)\b"
     r"|\bdid you (?:say|mention|suggest|recommend|tell|give|list|provide|explain|share)\b"
