@@ -74,6 +74,11 @@ AGENT_SPEECH = re.compile(
 """Words by which a query asks what the agent itself said, in English and Chinese."""
 
 
+def _is_agent(speaker: str) -> bool:
+    """Whether a speaker is the agent itself (AGENT_SPEAKERS, any case)."""
+    return speaker.lower() in AGENT_SPEAKERS
+
+
 class QueryTurn(BaseModel):
     """One turn of the conversation a recall is asked with."""
 
@@ -119,7 +124,7 @@ class Query(BaseModel):
     @property
     def focus_turn(self) -> QueryTurn:
         """The latest turn not spoken by the agent (else the latest turn)."""
-        spoken = [turn for turn in self.turns if turn.speaker.lower() not in AGENT_SPEAKERS]
+        spoken = [turn for turn in self.turns if not _is_agent(turn.speaker)]
         return (spoken or self.turns)[-1]
 
     @property
@@ -151,11 +156,12 @@ class Query(BaseModel):
             for speaker in speakers
             if re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", focus, re.IGNORECASE)
         }
+        agents = {speaker for speaker in speakers if _is_agent(speaker)}
+        people = speakers - agents
         if AGENT_SPEECH.search(focus):
-            named |= {speaker for speaker in speakers if speaker.lower() in AGENT_SPEAKERS}
+            named |= agents
         elif FIRST_PERSON.search(focus):
             asking = self.focus_turn.speaker.lower() or USER_SPEAKER
-            people = {speaker for speaker in speakers if speaker.lower() not in AGENT_SPEAKERS}
             mine = {speaker for speaker in people if speaker.lower() == asking}
             named |= mine or (people if len(people) == 1 else set())
         return named
