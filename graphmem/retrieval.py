@@ -1,22 +1,24 @@
 """Retrieval scoring (Generative Agents' memory stream, with attention and association).
 
-Each memory found gets eight components: relevance (cosine similarity to the query), lexical
-(BM25 of the query's weighted content terms over the memories found, of each memory's own text
-and of it read with the texts of the turns right before and after its own, each min-max
-normalised and averaged), time match (how well the memory's time falls in a stretch of time the
-query names, "two months ago" or "in March": graphmem.timespans), speaker match (the share of
-its turns spoken by someone whose words the query asks about: a name it says, "I" for the one
-asking, "you said" for the agent), importance (its attention label), attention (current
-attention) and recency (0.995 ** hours since last access). Each but time and speaker match
-(already 0-1, and 0 for all when the query names no time or speaker) is min-max normalised
-over the memories found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
-relevance + lexical) through the graph: a memory gains a share of the best relevance of the
-turns right before and after its own, of the best in its stretch of the session, and of the
-memories linked to it, so a memory that is relevant by association is found even when its words
-differ. A query that asks for many things ("how many", "in total", "所有") spreads less within
-a session: each further memory of a session keeps less of the session's share, so that one
-episode does not fill the list. The weighted sum is the score; every scored memory keeps its
-raw and normalised components, the association it received and the memory it came through.
+Each memory found gets nine components: relevance (cosine similarity to the query), lexical (BM25
+of the query's weighted content terms over the memories found, of each memory's own text and of it
+read with the texts of the turns right before and after its own, each min-max normalised and
+averaged; the names of the speakers it asks about are left to speaker match), time match (how well
+the memory's time falls in a stretch of time the query names, "two months ago" or "in March":
+graphmem.timespans), speaker match (the share of its turns spoken by someone whose words the query
+asks about: a name it says, "I" for the one asking, "you said" for the agent), statement (1 for a
+memory that tells something, 0 for a question that tells nothing of its speaker: it asks and has no
+first-person word), importance (its attention label), attention (current attention) and recency
+(0.995 ** hours since last access). Each but time match, speaker match and statement (already 0-1;
+the first two 0 for all when the query names no time or speaker) is min-max normalised over the
+memories found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
+relevance + lexical) through the graph: a memory gains a share of the best relevance of the turns
+right before and after its own, of the best in its stretch of the session, and of the memories
+linked to it, so a memory that is relevant by association is found even when its words differ. A
+query that asks for many things ("how many", "in total", "所有") spreads less within a session: each
+further memory of a session keeps less of the session's share, so that one episode does not fill
+the list. The weighted sum is the score; every scored memory keeps its raw and normalised
+components, the association it received and the memory it came through.
 """
 
 import math
@@ -63,7 +65,10 @@ USER_SPEAKER = "user"
 """Whom a question in the first person asks about when it names no speaker of its own: the
 speaker `observe` gives by default."""
 FIRST_PERSON = re.compile(r"\bI\b|\b(?:me|my|mine|myself)\b|我", re.IGNORECASE)
-"""Words by which a query speaks of the one asking, in English and Chinese."""
+"""Words by which a query speaks of the one asking, and a memory of its speaker, in English and
+Chinese."""
+QUESTION_MARK = re.compile(r"[?？]")
+"""How a text asks something, in English and Chinese."""
 AGENT_SPEECH = re.compile(
     r"\byou (?:said|mentioned|suggested|recommended|told|gave|listed|provided|explained|shared)\b"
     r"|\bdid you (?:say|mention|suggest|recommend|tell|give|list|provide|explain|share)\b"
@@ -255,6 +260,7 @@ class Weights(BaseModel):
     lexical: float = Field(0.0, ge=0)
     time_match: float = Field(0.0, ge=0)
     speaker_match: float = Field(0.0, ge=0)
+    statement: float = Field(0.0, ge=0)
     importance: float = Field(0.0, ge=0)
     attention: float = Field(0.0, ge=0)
     recency: float = Field(0.0, ge=0)
@@ -265,7 +271,8 @@ class Weights(BaseModel):
         """How far attention, importance and recency together can lift a memory's score.
 
         Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match,
-        time match, speaker match and association, weighted) exceeds another's by more than this
+        time match, speaker match, statement and association, weighted) exceeds another's by more
+        than this
         ranks above it.
         """
         return self.importance + self.attention + self.recency
@@ -277,11 +284,17 @@ PRESETS: dict[str, Weights] = {
         lexical=0.7,
         time_match=1.0,
         speaker_match=0.2,
+        statement=0.5,
         importance=0.05,
         association=1.0,
     ),
     "relevance": Weights(
-        relevance=1.0, lexical=0.7, time_match=1.0, speaker_match=0.2, association=1.0
+        relevance=1.0,
+        lexical=0.7,
+        time_match=1.0,
+        speaker_match=0.2,
+        statement=0.5,
+        association=1.0,
     ),
     "generative_agents": Weights(relevance=1.0, importance=1.0, recency=1.0),
 }
@@ -293,15 +306,19 @@ and MADial, benchmarks/README.md), and equal weights let recency rank long histo
 LoCoMo they drop evidence Recall@10 from 47 to 7). Speaker match counts 0.2: a question naming
 who spoke prefers their turns among near-equals, not over a better match by another (LoCoMo's
 adversarial questions name the wrong person: at 0.6 they lose 17 points of Recall@10 while its
-other questions gain 2; at 0.2, 4 and 1.2; LongMemEval's NDCG@10 gains 2)."""
+other questions gain 2; at 0.2, 4 and 1.2; LongMemEval's NDCG@10 gains 2). Statement counts 0.5:
+a question that tells nothing of its speaker ("What inspired you to join it?") shares the words
+of a later question about the same thing but holds no answer; in LoCoMo's conversations 23% of
+the turns end in a question and 11% of the evidence does (0.3-0.7 measured alike; LongMemEval's
+user questions say "I" and keep their 1)."""
 DEFAULT_PRESET = "balanced"
 
 
 class Components(BaseModel):
     """The components of a score.
 
-    Association is spread from normalised relevance, and time and speaker match are 0-1
-    already, so their raw and normalised values are equal.
+    Association is spread from normalised relevance, and time match, speaker match and
+    statement are 0-1 already, so their raw and normalised values are equal.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -310,6 +327,7 @@ class Components(BaseModel):
     lexical: float
     time_match: float
     speaker_match: float
+    statement: float
     importance: float
     attention: float
     recency: float
@@ -382,7 +400,8 @@ def score(
     if not found:
         return []
     surroundings = _surroundings(found, association)
-    lexical = _lexical(query, found, surroundings)
+    named = query.speakers_named({turn.speaker for item in found for turn in item.turns})
+    lexical = _lexical(query, found, surroundings, named)
     spans = query.timespans(now)
     raw = [
         {
@@ -397,8 +416,8 @@ def score(
     ]
     columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
     timing = [time_match(_time_of(item), spans) for item in found]
-    named = query.speakers_named({turn.speaker for item in found for turn in item.turns})
     speaking = [_speaker_match(item, named) for item in found]
+    stating = [_statement(item) for item in found]
     relevance = [
         weights.relevance * columns["relevance"][index]
         + weights.lexical * columns["lexical"][index]
@@ -410,6 +429,7 @@ def score(
         sum(getattr(weights, name) * values[index] for name, values in columns.items())
         + weights.time_match * timing[index]
         + weights.speaker_match * speaking[index]
+        + weights.statement * stating[index]
         + weights.association * spread[index][0]
         for index in range(len(found))
     ]
@@ -424,12 +444,14 @@ def score(
                 **raw[index],
                 time_match=timing[index],
                 speaker_match=speaking[index],
+                statement=stating[index],
                 association=spread[index][0],
             ),
             normalised=Components(
                 **{name: values[index] for name, values in columns.items()},
                 time_match=timing[index],
                 speaker_match=speaking[index],
+                statement=stating[index],
                 association=spread[index][0],
             ),
             via=spread[index][1],
@@ -474,6 +496,17 @@ def _speaker_match(found: SimilarMemory, named: set[str]) -> float:
     return sum(turn.speaker in named for turn in found.turns) / len(found.turns)
 
 
+def _statement(found: SimilarMemory) -> float:
+    """1 for a memory that tells something; 0 for a question that tells nothing of its speaker.
+
+    A question without a first-person word ("Did you finish the race?") holds no answer, though
+    it shares the words of a later question about the same thing; one that says "I" or "my"
+    ("Can you suggest recipes for my quinoa?") tells of its speaker.
+    """
+    text = found.memory.text
+    return 0.0 if QUESTION_MARK.search(text) and not FIRST_PERSON.search(text) else 1.0
+
+
 def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:
     """A memory found, as it was at `now`: a validity that ends later is not known yet."""
     memory = found.memory
@@ -483,16 +516,24 @@ def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:
 
 
 def _lexical(
-    query: Query, found: list[SimilarMemory], surroundings: list[list[tuple[int, int]]]
+    query: Query,
+    found: list[SimilarMemory],
+    surroundings: list[list[tuple[int, int]]],
+    named: set[str],
 ) -> list[float]:
     """Each memory's lexical match: BM25 of its own text and of it read with its neighbours.
+
+    The names of the speakers the query asks about (`named`) are not matched as words: the
+    speaker match weighs who spoke, and as words they would also match what others said to
+    them ("Thanks, John!").
 
     Both are min-max normalised over the memories found and averaged: a short dialogue turn
     is often understood only with the turns around it (on LoCoMo its own words alone cost 1.8
     points of Recall@10), while a memory among unrelated neighbours (a diary's events of one
     day, MADial) is matched best by its own words (there the neighbours' words alone cost 1-4).
     """
-    weights = query.term_weights()
+    names = {term for speaker in named for term in terms(speaker)}
+    weights = {term: weight for term, weight in query.term_weights().items() if term not in names}
     own = _normalised(bm25(weights, [item.memory.text for item in found]))
     around = _normalised(bm25(weights, _with_adjacent_texts(found, surroundings)))
     return [(alone + near) / 2 for alone, near in zip(own, around, strict=True)]

@@ -33,6 +33,7 @@ COMPONENTS = {
     "lexical",
     "time_match",
     "speaker_match",
+    "statement",
     "importance",
     "attention",
     "recency",

@@ -143,6 +143,23 @@ def test_a_speaker_the_question_names_picks_what_they_said(memory: GraphMem, own
         assert best.components.speaker_match == 1.0
 
 
+def test_a_turn_telling_of_a_thing_comes_before_one_that_only_asked_of_it(
+    memory: GraphMem, owner: str
+) -> None:
+    turns = [
+        ("Tim", "Did you finish the charity race in Boston?"),
+        ("Ann", "Yes, the race took four hours and my knees hurt."),
+    ]
+    for number, (speaker, text) in enumerate(turns):
+        memory.observe(
+            owner, text, message_id=f"r{number}", at=DAY_ONE, speaker=speaker, session="race"
+        )
+    memory.observe(owner, "The car needs new tyres.", message_id="c1", at=DAY_ONE, session="c")
+    recalled = memory.recall(owner, "Did Ann finish the charity race?", k=2, peek=True, at=DAY_ONE)
+    assert [item.memory.text for item in recalled.memories] == [text for _, text in reversed(turns)]
+    assert [item.components.statement for item in recalled.memories] == [1.0, 0.0]
+
+
 def test_memories_of_one_owner_never_reach_another(memory: GraphMem, owner: str) -> None:
     other = owner + "-other"
     memory.observe(owner, "I'm allergic to milk.", message_id="a1", at=DAY_ONE)

@@ -24,13 +24,14 @@ def found_memories(draw: st.DrawFn) -> list[SimilarMemory]:
     found = []
     for index in range(count):
         words = draw(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3))
+        ending = draw(st.sampled_from(["", "?", " for me?"]))  # a statement or a question
         attention = draw(st.floats(min_value=0, max_value=10))
         hours = draw(st.floats(min_value=0, max_value=24 * 365))
         at = NOW - timedelta(hours=hours)
         memory = Memory(
             id=f"m{index}",
             owner="alice",
-            text=" ".join(words),
+            text=" ".join(words) + ending,
             created_at=at,
             kind=MemoryKind.OBSERVATION,
             importance=draw(st.floats(min_value=0, max_value=10)),
@@ -56,14 +57,15 @@ def found_memories(draw: st.DrawFn) -> list[SimilarMemory]:
 
 
 def relevance_part(item: Scored, weights: Weights) -> float:
-    """What a memory's score owes to the query: relevance, lexical, time and speaker match and
-    association."""
+    """What a memory's score owes to the query: relevance, lexical, time and speaker match,
+    statement and association."""
     normalised = item.normalised
     return (
         weights.relevance * normalised.relevance
         + weights.lexical * normalised.lexical
         + weights.time_match * normalised.time_match
         + weights.speaker_match * normalised.speaker_match
+        + weights.statement * normalised.statement
         + weights.association * normalised.association
     )
 
@@ -134,9 +136,9 @@ def found_memory(
     return SimilarMemory(memory=memory, similarity=similarity, turns=[turn])
 
 
-def ranking(query: str, found: list[SimilarMemory]) -> list[str]:
-    """The ids of the memories found, best first, under the default weights."""
-    ranked = score(
+def _scored(query: str, found: list[SimilarMemory]) -> list[Scored]:
+    """The memories found, scored under the default weights, best first."""
+    return score(
         Query.of(query),
         found,
         [],
@@ -146,7 +148,11 @@ def ranking(query: str, found: list[SimilarMemory]) -> list[str]:
         association=Association(),
         limit=len(found),
     )
-    return [item.memory.id for item in ranked]
+
+
+def ranking(query: str, found: list[SimilarMemory]) -> list[str]:
+    """The ids of the memories found, best first, under the default weights."""
+    return [item.memory.id for item in _scored(query, found)]
 
 
 def test_a_memory_of_the_time_the_query_names_ranks_first() -> None:
@@ -232,3 +238,60 @@ def test_a_speaker_the_query_names_breaks_a_near_tie_but_not_a_clear_lead() -> N
     assert ranking("what did you say about the ginger dumplings?", found)[0] == "m0"
     found[0] = found_memory(0, advice, 0.99, at, "a", 0, "assistant")
     assert ranking("what did I think of the ginger dumplings?", found)[0] == "m0"
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("I ran the charity race.", 1.0),
+        ("Great race!", 1.0),
+        ("Did you finish the charity race?", 0.0),
+        ("Wow, John! What inspired you to run it?", 0.0),
+        ("Can you suggest recipes for my quinoa?", 1.0),  # it tells of its speaker
+        ("I ran it in two hours. Have you ever run one?", 1.0),
+        ("你跑完比赛了吗？", 0.0),
+        ("我该怎么准备比赛？", 1.0),
+    ],
+)
+def test_a_question_that_tells_nothing_of_its_speaker_is_no_statement(
+    text: str, statement: float
+) -> None:
+    found = [
+        found_memory(0, text, 0.9, NOW, "a", 0),
+        found_memory(1, "cooked rice", 0.5, NOW, "b", 0),
+    ]
+    [item] = [item for item in _scored("charity race", found) if item.memory.id == "m0"]
+    assert item.raw.statement == item.normalised.statement == statement
+
+
+def test_an_answer_comes_before_a_question_that_only_echoes_its_words() -> None:
+    """Asked later about a race, the turn telling of it ranks above the one that asked of it,
+    though the question is a little more similar; not above a clearly better match."""
+    at = NOW - timedelta(days=3)
+    found = [
+        found_memory(0, "Did you finish the charity race in May?", 0.92, at, "a", 0, "Tim"),
+        found_memory(1, "The charity race took me four hours.", 0.90, at, "b", 0, "Ann"),
+        found_memory(2, "cooked rice", 0.50, at, "c", 0, "Ann"),
+    ]
+    assert ranking("How long was the charity race?", found)[0] == "m1"
+    found[1] = found_memory(1, "The charity race took me four hours.", 0.60, at, "b", 0, "Ann")
+    assert ranking("How long was the charity race?", found)[0] == "m0"
+
+
+def test_the_names_of_the_speakers_asked_about_are_not_matched_as_words() -> None:
+    """What Maria said to John matches "John" as a word only when John is not a speaker."""
+    at = NOW - timedelta(days=3)
+
+    def lexical(second_speaker: str) -> dict[str, float]:
+        found = [
+            found_memory(0, "Thanks John, lovely pasta", 0.9, at, "a", 0, "Maria"),
+            found_memory(1, "Thanks Anna, lovely pasta", 0.9, at, "b", 0, second_speaker),
+            found_memory(2, "cooked rice", 0.5, at, "c", 0, "Maria"),
+        ]
+        scored = _scored("What pasta did John cook?", found)
+        return {item.memory.id: item.raw.lexical for item in scored}
+
+    named = lexical("John")
+    assert named["m0"] == named["m1"] > named["m2"]
+    unnamed = lexical("Anna")
+    assert unnamed["m0"] > unnamed["m1"] > unnamed["m2"]
