@@ -1,8 +1,8 @@
-"""What bounds graphmem's LoCoMo figures: the ceiling of the signals, speakers, recall's steps.
+"""What bounds graphmem's LoCoMo figures: signals' ceiling, speakers, questions, recall's steps.
 
     python benchmarks/locomo_limits.py DATA.json [--store networkx|neo4j] [--out RESULT.json]
 
-Three measurements behind the figures issue 6 asks for and graphmem does not reach:
+Four measurements behind the figures issue 6 asks for and graphmem does not reach:
 
 ceiling: for a depth d of 10, 20 and 50, the share of each question's evidence turns found in
 the union of the top d turns of the four baselines of benchmarks/locomo.py (bm25, dense:e5,
@@ -13,6 +13,11 @@ speakers: for the questions that name exactly one of the conversation's two spea
 of their evidence turns spoken by the speaker named, per category. It shows why weighting the
 named speaker's turns helps some categories and costs others (adversarial questions ask one
 speaker about what the other said).
+
+questions: the share of turns that ask and tell nothing of their speaker (a question mark and
+no first-person word: the `statement` component's 0, graphmem.retrieval), among all turns and
+among each category's evidence turns. It shows why such a turn, which shares the words of a
+later question about the same thing, counts less.
 
 recall steps (--store neo4j only): graphmem ingests the conversations (offline cognition, as
 benchmarks/locomo.py does), then recalls every question in peek mode twice (the first pass warms
@@ -54,6 +59,7 @@ from locomo import (
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
+from graphmem.retrieval import FIRST_PERSON, QUESTION_MARK
 from graphmem.store.neo4j import Neo4jStore
 
 DEPTHS = (10, 20, 50)
@@ -119,6 +125,30 @@ def speakers(samples: list[Sample]) -> dict[str, dict[str, float]]:
         for category in CATEGORIES.values()
         if category in by_named
     }
+
+
+def questions(samples: list[Sample]) -> dict[str, dict[str, float]]:
+    """The share of turns that only ask (no first person), among all and among the evidence."""
+
+    def only_asks(text: str) -> float:
+        """1 if a text asks and tells nothing of its speaker, else 0."""
+        return float(QUESTION_MARK.search(text) is not None and FIRST_PERSON.search(text) is None)
+
+    everything: list[float] = []
+    by_category: dict[str, list[float]] = defaultdict(list)
+    for sample in samples:
+        text_of = {turn.id: turn.text for turn in sample.conversation.turns}
+        everything += [only_asks(text) for text in text_of.values()]
+        for gold in sample.gold:
+            by_category[CATEGORIES[gold.category]] += [
+                only_asks(text_of[turn]) for turn in gold.evidence
+            ]
+    rows = {"all turns": {"turns": len(everything), "only_asking": percent(everything)}}
+    for category in CATEGORIES.values():
+        if category in by_category:
+            found = by_category[category]
+            rows[f"evidence: {category}"] = {"turns": len(found), "only_asking": percent(found)}
+    return rows
 
 
 class TimedNeo4jStore(Neo4jStore):
@@ -238,9 +268,11 @@ def main() -> None:
         "data": str(arguments.data),
         "ceiling": ceiling(samples, vectors),
         "speakers": speakers(samples),
+        "questions": questions(samples),
     }
     print_table("Evidence in the union of the baselines' top d turns (%)", result["ceiling"])
     print_table("Questions naming one speaker: evidence that speaker said (%)", result["speakers"])
+    print_table("Turns that ask and tell nothing of their speaker (%)", result["questions"])
     if arguments.store == "neo4j":
         print("ingesting on Neo4j, then timing recalls", file=sys.stderr, flush=True)
         result["recall_steps"], result["recall"] = recall_steps(samples)

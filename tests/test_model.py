@@ -87,6 +87,28 @@ def test_bm25_rewards_rare_shared_terms() -> None:
     assert bm25(Query.of("牛奶").term_weights(), ["我对牛奶过敏", "今天下雨"])[1] == 0.0
 
 
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("dog", "dogs"),
+        ("name", "names"),
+        ("story", "stories"),
+        ("recipe", "recipes"),
+        ("shoe", "shoes"),
+        ("John", "John's"),
+        ("Tim", "Tim's"),
+        ("allergy", "allergic"),
+    ],
+)
+def test_english_words_match_across_plural_possessive_and_ending(one: str, other: str) -> None:
+    assert terms(one) == terms(other) != frozenset()
+
+
+@pytest.mark.parametrize("word", ["bus", "class", "focus"])
+def test_a_word_that_is_no_plural_keeps_its_s(word: str) -> None:
+    assert terms(word) == {word[:5]}
+
+
 def test_chinese_terms_are_bigrams_and_words() -> None:
     found = term_list("我最喜欢奶奶包的韭菜猪肉饺子")
     assert "饺子" in found
