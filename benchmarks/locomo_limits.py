@@ -60,7 +60,7 @@ from locomo import (
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
-from graphmem.retrieval import FIRST_PERSON, QUESTION_MARK
+from graphmem.retrieval import only_asks
 from graphmem.store.neo4j import Neo4jStore
 
 DEPTHS = (10, 20, 50)
@@ -129,20 +129,15 @@ def speakers(samples: list[Sample]) -> dict[str, dict[str, float]]:
 
 
 def questions(samples: list[Sample]) -> dict[str, dict[str, float]]:
-    """The share of turns that only ask (no first person), among all and among the evidence."""
-
-    def only_asks(text: str) -> float:
-        """1 if a text asks and tells nothing of its speaker, else 0."""
-        return float(QUESTION_MARK.search(text) is not None and FIRST_PERSON.search(text) is None)
-
+    """The share of turns that only ask (retrieval.only_asks), among all and the evidence."""
     everything: list[float] = []
     by_category: dict[str, list[float]] = defaultdict(list)
     for sample in samples:
         text_of = {turn.id: turn.text for turn in sample.conversation.turns}
-        everything += [only_asks(text) for text in text_of.values()]
+        everything += [float(only_asks(text)) for text in text_of.values()]
         for gold in sample.gold:
             by_category[CATEGORIES[gold.category]] += [
-                only_asks(text_of[turn]) for turn in gold.evidence
+                float(only_asks(text_of[turn])) for turn in gold.evidence
             ]
     rows = {"all turns": {"turns": len(everything), "only_asking": percent(everything)}}
     for category in CATEGORIES.values():

@@ -490,15 +490,19 @@ def _speaker_match(found: SimilarMemory, named: set[str]) -> float:
     return sum(turn.speaker in named for turn in found.turns) / len(found.turns)
 
 
-def _statement(found: SimilarMemory) -> float:
-    """1 for a memory that tells something; 0 for a question that tells nothing of its speaker.
+def only_asks(text: str) -> bool:
+    """Whether a text asks something and tells nothing of its speaker (no first-person word).
 
     A question without a first-person word ("Did you finish the race?") holds no answer, though
     it shares the words of a later question about the same thing; one that says "I" or "my"
     ("Can you suggest recipes for my quinoa?") tells of its speaker.
     """
-    text = found.memory.text
-    return 0.0 if QUESTION_MARK.search(text) and not FIRST_PERSON.search(text) else 1.0
+    return QUESTION_MARK.search(text) is not None and FIRST_PERSON.search(text) is None
+
+
+def _statement(found: SimilarMemory) -> float:
+    """1 for a memory that tells something; 0 for one that only asks (`only_asks`)."""
+    return 0.0 if only_asks(found.memory.text) else 1.0
 
 
 def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:
