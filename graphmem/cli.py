@@ -450,7 +450,7 @@ def run_recall(
         print(
             f"        relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
             f" time match {reasons.time_match:.2f}, speaker match {reasons.speaker_match:.2f},"
-            f" statement {reasons.statement:.0f},"
+            f" asker match {reasons.asker_match:.2f}, statement {reasons.statement:.0f},"
             f" importance {reasons.importance:.1f},"
             f" attention {reasons.attention:.1f}, recency {reasons.recency:.2f},"
             f" association {reasons.association:.3f}" + (f" via {item.via}" if item.via else ""),

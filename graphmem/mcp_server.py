@@ -188,8 +188,9 @@ class MemoryTools:
         The text is a numbered list for a prompt, then the links among the memories. The
         structured content is the related-context subgraph: memories best first, each with its
         turns, score, score components (relevance, lexical, time_match, speaker_match,
-        statement, importance, attention, recency, association) and via (the memory association
-        came through), the links among them, the searches made (attempts) and the memories woken.
+        asker_match, statement, importance, attention, recency, association) and via (the memory
+        association came through), the links among them, the searches made (attempts) and the
+        memories woken.
         """
         with self._call():
             recall = self._memory.recall(

@@ -148,12 +148,10 @@ class Query(BaseModel):
         return MANY.search(self.focus) is not None
 
     def speakers_named(self, speakers: set[str]) -> set[str]:
-        """Of these speakers, those whose words the focus asks about.
+        """Of these speakers, those the focus asks about by name or as the agent.
 
-        Each whose name it says (a whole word, any case); the agent's speakers (AGENT_SPEAKERS)
-        when it asks what the agent said (AGENT_SPEECH), else the one asking when it speaks in
-        the first person (FIRST_PERSON): the focus turn's speaker, else USER_SPEAKER (any case),
-        else the only speaker that is not the agent's.
+        Each whose name it says (a whole word, any case), and the agent's speakers
+        (AGENT_SPEAKERS) when it asks what the agent said (AGENT_SPEECH).
         """
         focus = self.focus
         named = {
@@ -161,15 +159,23 @@ class Query(BaseModel):
             for speaker in speakers
             if re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", focus, re.IGNORECASE)
         }
-        agents = {speaker for speaker in speakers if _is_agent(speaker)}
-        people = speakers - agents
         if AGENT_SPEECH.search(focus):
-            named |= agents
-        elif FIRST_PERSON.search(focus):
-            asking = self.focus_turn.speaker.lower() or USER_SPEAKER
-            mine = {speaker for speaker in people if speaker.lower() == asking}
-            named |= mine or (people if len(people) == 1 else set())
+            named |= {speaker for speaker in speakers if _is_agent(speaker)}
         return named
+
+    def asker(self, speakers: set[str]) -> set[str]:
+        """Of these speakers, the one asking, when the focus speaks of them (FIRST_PERSON).
+
+        The focus turn's speaker, else USER_SPEAKER (any case), else the only speaker that is
+        not the agent's; none when the focus asks what the agent said (AGENT_SPEECH).
+        """
+        focus = self.focus
+        if AGENT_SPEECH.search(focus) or not FIRST_PERSON.search(focus):
+            return set()
+        people = {speaker for speaker in speakers if not _is_agent(speaker)}
+        asking = self.focus_turn.speaker.lower() or USER_SPEAKER
+        mine = {speaker for speaker in people if speaker.lower() == asking}
+        return mine or (people if len(people) == 1 else set())
 
     def timespans(self, now: datetime) -> list[Timespan]:
         """The stretches of time the focus names, as of `now` (graphmem.timespans)."""
@@ -260,6 +266,7 @@ class Weights(BaseModel):
     lexical: float = Field(0.0, ge=0)
     time_match: float = Field(0.0, ge=0)
     speaker_match: float = Field(0.0, ge=0)
+    asker_match: float = Field(0.0, ge=0)
     statement: float = Field(0.0, ge=0)
     importance: float = Field(0.0, ge=0)
     attention: float = Field(0.0, ge=0)
@@ -271,8 +278,8 @@ class Weights(BaseModel):
         """How far attention, importance and recency together can lift a memory's score.
 
         Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match,
-        time match, speaker match, statement and association, weighted) exceeds another's by more
-        than this ranks above it.
+        time match, speaker and asker match, statement and association, weighted) exceeds
+        another's by more than this ranks above it.
         """
         return self.importance + self.attention + self.recency
 
@@ -282,6 +289,7 @@ _BALANCED = Weights(
     lexical=0.7,
     time_match=1.0,
     speaker_match=0.2,
+    asker_match=0.6,
     statement=0.5,
     importance=0.05,
     association=1.0,
@@ -300,7 +308,10 @@ and MADial, benchmarks/README.md), and equal weights let recency rank long histo
 LoCoMo they drop evidence Recall@10 from 47 to 7). Speaker match counts 0.2: a question naming
 who spoke prefers their turns among near-equals, not over a better match by another (LoCoMo's
 adversarial questions name the wrong person: at 0.6 they lose 17 points of Recall@10 while its
-other questions gain 2; at 0.2, 4 and 1.2; LongMemEval's NDCG@10 gains 2). Statement counts 0.5:
+other questions gain 2; at 0.2, 4 and 1.2). Asker match counts 0.6: a question in the first
+person asks of the asker's own life, which their own turns tell, while the agent's replies
+echo its words at length; no one names the asker by mistake, so it may weigh more (LongMemEval,
+whose questions are the user's: benchmarks/README.md). Statement counts 0.5:
 a question that tells nothing of its speaker ("What inspired you to join it?") shares the words
 of a later question about the same thing but holds no answer: in LoCoMo's conversations 17.6% of
 the turns are such questions and 3% of the evidence (0.3-0.7 measured alike; LongMemEval's user
@@ -311,8 +322,8 @@ DEFAULT_PRESET = "balanced"
 class Components(BaseModel):
     """The components of a score.
 
-    Association is spread from normalised relevance, and time match, speaker match and
-    statement are 0-1 already, so their raw and normalised values are equal.
+    Association is spread from normalised relevance, and time match, speaker and asker match
+    and statement are 0-1 already, so their raw and normalised values are equal.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -321,6 +332,7 @@ class Components(BaseModel):
     lexical: float
     time_match: float
     speaker_match: float
+    asker_match: float
     statement: float
     importance: float
     attention: float
@@ -394,8 +406,10 @@ def score(
     if not found:
         return []
     surroundings = _surroundings(found, association)
-    named = query.speakers_named({turn.speaker for item in found for turn in item.turns})
-    lexical = _lexical(query, found, surroundings, named)
+    speakers = {turn.speaker for item in found for turn in item.turns}
+    named = query.speakers_named(speakers)
+    asker = query.asker(speakers)
+    lexical = _lexical(query, found, surroundings, named | asker)
     spans = query.timespans(now)
     raw = [
         {
@@ -411,6 +425,7 @@ def score(
     columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
     timing = [time_match(_time_of(item), spans) for item in found]
     speaking = [_speaker_match(item, named) for item in found]
+    asking = [_speaker_match(item, asker) for item in found]
     stating = [_statement(item) for item in found]
     relevance = [
         weights.relevance * columns["relevance"][index]
@@ -423,6 +438,7 @@ def score(
         sum(getattr(weights, name) * values[index] for name, values in columns.items())
         + weights.time_match * timing[index]
         + weights.speaker_match * speaking[index]
+        + weights.asker_match * asking[index]
         + weights.statement * stating[index]
         + weights.association * spread[index][0]
         for index in range(len(found))
@@ -438,6 +454,7 @@ def score(
                 **raw[index],
                 time_match=timing[index],
                 speaker_match=speaking[index],
+                asker_match=asking[index],
                 statement=stating[index],
                 association=spread[index][0],
             ),
@@ -445,6 +462,7 @@ def score(
                 **{name: values[index] for name, values in columns.items()},
                 time_match=timing[index],
                 speaker_match=speaking[index],
+                asker_match=asking[index],
                 statement=stating[index],
                 association=spread[index][0],
             ),

@@ -33,6 +33,7 @@ COMPONENTS = {
     "lexical",
     "time_match",
     "speaker_match",
+    "asker_match",
     "statement",
     "importance",
     "attention",

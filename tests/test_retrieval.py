@@ -57,14 +57,15 @@ def found_memories(draw: st.DrawFn) -> list[SimilarMemory]:
 
 
 def relevance_part(item: Scored, weights: Weights) -> float:
-    """What a memory's score owes to the query: relevance, lexical, time and speaker match,
-    statement and association."""
+    """What a memory's score owes to the query: relevance, lexical, time, speaker and asker
+    match, statement and association."""
     normalised = item.normalised
     return (
         weights.relevance * normalised.relevance
         + weights.lexical * normalised.lexical
         + weights.time_match * normalised.time_match
         + weights.speaker_match * normalised.speaker_match
+        + weights.asker_match * normalised.asker_match
         + weights.statement * normalised.statement
         + weights.association * normalised.association
     )
@@ -193,51 +194,66 @@ def test_a_question_asking_for_many_things_reaches_beyond_one_session() -> None:
 
 
 @pytest.mark.parametrize(
-    ("query", "named"),
+    ("query", "named", "asker"),
     [
-        ("What instruments does Melanie play?", {"Melanie"}),
-        ("what did melanie and Caroline talk about", {"Melanie", "Caroline"}),
-        ("What did Melanies friend say?", set()),  # a name inside another word is not named
-        ("Where did I go on my trip?", {"user"}),
-        ("How many eggs did you say we need?", {"assistant"}),
-        ("Can you remind me what you suggested for dinner?", {"assistant"}),
-        ("How long did it take to move?", set()),
-        ("我上周去了哪里？", {"user"}),
-        ("你之前推荐过哪本书？", {"assistant"}),
+        ("What instruments does Melanie play?", {"Melanie"}, set()),
+        ("what did melanie and Caroline talk about", {"Melanie", "Caroline"}, set()),
+        ("What did Melanies friend say?", set(), set()),  # a name inside another word is not named
+        ("Where did I go on my trip?", set(), {"user"}),
+        ("What did I tell Caroline?", {"Caroline"}, {"user"}),
+        ("How many eggs did you say we need?", {"assistant"}, set()),
+        ("Can you remind me what you suggested for dinner?", {"assistant"}, set()),
+        ("How long did it take to move?", set(), set()),
+        ("我上周去了哪里？", set(), {"user"}),
+        ("你之前推荐过哪本书？", {"assistant"}, set()),
     ],
 )
-def test_the_speakers_a_query_asks_about(query: str, named: set[str]) -> None:
+def test_the_speakers_a_query_asks_about(query: str, named: set[str], asker: set[str]) -> None:
     speakers = {"Melanie", "Caroline", "user", "assistant"}
     assert Query.of(query).speakers_named(speakers) == named
+    assert Query.of(query).asker(speakers) == asker
     capitalised = {"Melanie", "Caroline", "User", "Assistant"}
     assert Query.of(query).speakers_named(capitalised) == {name.title() for name in named}
+    assert Query.of(query).asker(capitalised) == {name.title() for name in asker}
 
 
 def test_the_first_person_is_whoever_asks() -> None:
     """The focus turn's speaker when given, else `user`, else the only one not the agent."""
     dialogue = Query.of("Ann: we painted the fence\nassistant: nice!\nMelanie: did I enjoy it?")
-    assert dialogue.speakers_named({"Ann", "Melanie", "assistant"}) == {"Melanie"}
-    assert dialogue.speakers_named({"Ann", "user", "assistant"}) == set()
+    assert dialogue.asker({"Ann", "Melanie", "assistant"}) == {"Melanie"}
+    assert dialogue.asker({"Ann", "user", "assistant"}) == set()
     question = Query.of("What did I paint?")
-    assert question.speakers_named({"Ann", "user", "assistant"}) == {"user"}
-    assert question.speakers_named({"Ann", "assistant"}) == {"Ann"}
-    assert question.speakers_named({"Ann", "Melanie", "assistant"}) == set()
+    assert question.asker({"Ann", "user", "assistant"}) == {"user"}
+    assert question.asker({"Ann", "assistant"}) == {"Ann"}
+    assert question.asker({"Ann", "Melanie", "assistant"}) == set()
+    assert question.speakers_named({"Ann", "user", "assistant"}) == set()
+
+
+def dumplings_said(user: float, agent: float) -> list[SimilarMemory]:
+    """The same words said by the user (m0) and by the agent (m1), in two conversations, with
+    these similarities, and an unrelated turn."""
+    at = NOW - timedelta(days=3)
+    advice = "ginger dumplings with fresh ginger"
+    return [
+        found_memory(0, advice, user, at, "a", 0, "user"),
+        found_memory(1, advice, agent, at, "b", 0, "assistant"),
+        found_memory(2, "cooked rice", 0.70, at, "c", 0, "user"),
+    ]
 
 
 def test_a_speaker_the_query_names_breaks_a_near_tie_but_not_a_clear_lead() -> None:
-    """The same words said by the agent and by the user, in two conversations."""
-    at = NOW - timedelta(days=3)
-    advice = "ginger dumplings with fresh ginger"
-    found = [
-        found_memory(0, advice, 0.90, at, "a", 0, "assistant"),
-        found_memory(1, advice, 0.90, at, "b", 0, "user"),
-        found_memory(2, "cooked rice", 0.70, at, "c", 0, "user"),
-    ]
-    assert ranking("ginger dumplings", found)[0] == "m0"  # ties by id
-    assert ranking("what did I think of the ginger dumplings?", found)[0] == "m1"
-    assert ranking("what did you say about the ginger dumplings?", found)[0] == "m0"
-    found[0] = found_memory(0, advice, 0.99, at, "a", 0, "assistant")
-    assert ranking("what did I think of the ginger dumplings?", found)[0] == "m0"
+    assert ranking("ginger dumplings", dumplings_said(0.90, 0.90))[0] == "m0"  # ties by id
+    asked = "what did you say about the ginger dumplings?"
+    assert ranking(asked, dumplings_said(0.90, 0.90))[0] == "m1"
+    assert ranking(asked, dumplings_said(0.99, 0.90))[0] == "m0"
+
+
+def test_the_askers_own_words_outrank_a_somewhat_better_match_by_another() -> None:
+    """A question in the first person asks of the asker's life, which their own turns tell."""
+    assert ranking("ginger dumplings", dumplings_said(0.90, 0.99))[0] == "m1"
+    asked = "what did I think of the ginger dumplings?"
+    assert ranking(asked, dumplings_said(0.90, 0.99))[0] == "m0"
+    assert ranking(asked, dumplings_said(0.75, 0.99))[0] == "m1"
 
 
 @pytest.mark.parametrize(
