@@ -221,11 +221,12 @@ class RecalledMemory(BaseModel):
     """A recalled memory, the turns it came from, and why it was chosen.
 
     `components` are the raw relevance (cosine), lexical match (BM25), time match (to a time
-    the query names), importance, current attention, recency and the association received from
-    neighbours; `normalised` the same
-    over the memories found; `score` their weighted sum; `via` the memory whose relevance
-    reached this one by association the most (a neighbouring turn's, a session mate's or a
-    linked memory's), if any.
+    the query names), speaker match (to whom it names), asker match (to the one asking, for a
+    query in the first person), statement (0 for a question that tells nothing of its speaker),
+    importance, current attention, recency and the association received from neighbours;
+    `normalised` the same over the memories found; `score` their weighted sum; `via` the memory
+    whose relevance reached this one by association the most (a neighbouring turn's, a session
+    mate's or a linked memory's), if any.
     """
 
     model_config = ConfigDict(frozen=True)
