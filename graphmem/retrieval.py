@@ -425,10 +425,6 @@ def score(
         for index, item in enumerate(found)
     ]
     columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
-    timing = [time_match(_time_of(item), spans) for item in found]
-    speaking = [_speaker_match(item, named) for item in found]
-    asking = [_speaker_match(item, asker) for item in found]
-    stating = [_statement(item) for item in found]
     relevance = [
         weights.relevance * columns["relevance"][index]
         + weights.lexical * columns["lexical"][index]
@@ -436,14 +432,24 @@ def score(
     ]
     breadth = association.breadth if query.asks_for_many else 1.0
     spread = _spread(found, surroundings, links, relevance, association, breadth=breadth)
-    totals = [
-        sum(getattr(weights, name) * values[index] for name, values in columns.items())
-        + weights.time_match * timing[index]
-        + weights.speaker_match * speaking[index]
-        + weights.asker_match * asking[index]
-        + weights.statement * stating[index]
-        + weights.association * spread[index][0]
+    # Components on a 0-1 scale already, or spread from normalised relevance: used as they are.
+    as_is = [
+        {
+            "time_match": time_match(_time_of(item), spans),
+            "speaker_match": _speaker_match(item, named),
+            "asker_match": _speaker_match(item, asker),
+            "statement": _statement(item),
+            "association": spread[index][0],
+        }
+        for index, item in enumerate(found)
+    ]
+    normalised = [
+        {name: values[index] for name, values in columns.items()} | as_is[index]
         for index in range(len(found))
+    ]
+    totals = [
+        sum(getattr(weights, name) * value for name, value in components.items())
+        for components in normalised
     ]
     _prefer_current_values(totals, found, links, now)
     best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
@@ -452,22 +458,8 @@ def score(
             memory=found[index].memory,
             turns=found[index].turns,
             score=totals[index],
-            raw=Components(
-                **raw[index],
-                time_match=timing[index],
-                speaker_match=speaking[index],
-                asker_match=asking[index],
-                statement=stating[index],
-                association=spread[index][0],
-            ),
-            normalised=Components(
-                **{name: values[index] for name, values in columns.items()},
-                time_match=timing[index],
-                speaker_match=speaking[index],
-                asker_match=asking[index],
-                statement=stating[index],
-                association=spread[index][0],
-            ),
+            raw=Components(**raw[index], **as_is[index]),
+            normalised=Components(**normalised[index]),
             via=spread[index][1],
         )
         for index in best[:limit]
