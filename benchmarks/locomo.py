@@ -40,6 +40,10 @@ was drawn from. Its rows are named graphmem:<store>:dataset.
 
 The baselines fill the embedding cache first, so graphmem's ingestion time is that of the store
 and the cognition, not of embedding.
+
+Last, graphmem's lead over each baseline in Recall@10 (graphmem waking, the default an agent
+gets), per category and overall, with a 95% paired bootstrap interval over the questions: how
+far the lead could move on other questions drawn like these (`leads` in the JSON).
 """
 
 import argparse
@@ -82,6 +86,10 @@ EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
 """A turn id, also with the stray colon of "D:11:26"."""
 
 RRF_K = 60
+LEAD_MEASURE = "recall@10"
+"""The measure of graphmem's lead over each baseline (the one the issues set targets in)."""
+RESAMPLES = 2000
+"""Resamples of the paired bootstrap that gives a lead its 95% interval (seed 0)."""
 NEIGHBOUR_SHARE = 0.3
 """context+session: the share of the best neighbouring turn's score a turn inherits."""
 SESSION_SHARE = 0.4
@@ -691,6 +699,65 @@ def ndcg(hits: list[bool], relevant: int, cut: int) -> float:
     return found / ideal
 
 
+def lead(ours: Sequence[float], theirs: Sequence[float]) -> dict[str, float]:
+    """The mean of ours - theirs on the same questions (0-100), with its 95% interval.
+
+    The interval is a paired bootstrap over the questions (RESAMPLES resamples, seed 0): how far
+    the lead could move on other questions drawn like these.
+    """
+    differences = 100 * (np.asarray(ours, dtype=float) - np.asarray(theirs, dtype=float))
+    picks = np.random.default_rng(0).integers(0, len(differences), (RESAMPLES, len(differences)))
+    low, high = np.percentile(differences[picks].mean(axis=1), [2.5, 97.5])
+    return {
+        "lead": round(float(differences.mean()), 1),
+        "low": round(float(low), 1),
+        "high": round(float(high), 1),
+    }
+
+
+def leads(
+    ours: Sequence[float],
+    baselines: dict[str, Sequence[float]],
+    groups: Sequence[str],
+    order: Sequence[str],
+) -> dict[str, dict[str, dict[str, float]]]:
+    """The lead over each baseline in each group of questions (in `order`) and in ALL.
+
+    `ours` (graphmem's) and each baseline's scores are one measure per question, `groups` its
+    group.
+    """
+    members = {
+        group: [index for index, name in enumerate(groups) if name == group]
+        for group in order
+        if group in groups
+    }
+    members["ALL"] = list(range(len(groups)))
+    return {
+        baseline: {
+            group: lead([ours[index] for index in chosen], [theirs[index] for index in chosen])
+            for group, chosen in members.items()
+        }
+        for baseline, theirs in baselines.items()
+    }
+
+
+def print_leads(method: str, measure: str, table: dict[str, dict[str, dict[str, float]]]) -> None:
+    """A table of graphmem's lead over each baseline, each group of questions a column."""
+    print(
+        f"\n{method} minus each baseline, {measure}: mean lead"
+        " [95% paired bootstrap interval over queries]"
+    )
+    groups = list(next(iter(table.values())))
+    print("| baseline | " + " | ".join(groups) + " |")
+    print("|---" * (len(groups) + 1) + "|")
+    for baseline, by_group in table.items():
+        cells = [
+            f"{value['lead']:+.1f} [{value['low']:+.1f}, {value['high']:+.1f}]"
+            for value in by_group.values()
+        ]
+        print(f"| {baseline} | " + " | ".join(cells) + " |")
+
+
 def judge(ranked: list[str], gold: Gold, session_of: dict[str, int]) -> QuestionResult:
     """Recall@5, Recall@10, NDCG@10 and session Recall@5 of one question's ranking."""
     hits = [turn_id in gold.evidence for turn_id in ranked]
@@ -823,16 +890,26 @@ def main() -> None:
         name: run_baseline(scorer, conversations, vectors, arguments.k)
         for name, scorer in BASELINES.items()
     }
-    runs.update(run_graphmem(conversations, arguments.store, arguments.cognition, arguments.k))
+    graphmem = run_graphmem(conversations, arguments.store, arguments.cognition, arguments.k)
+    runs.update(graphmem)
     if arguments.batch:
         runs.update(
             run_graphmem(
                 conversations, arguments.store, arguments.cognition, arguments.k, batch=True
             )
         )
-    methods = {name: summary(judge_all(run, samples), run.cost) for name, run in runs.items()}
+    results = {name: judge_all(run, samples) for name, run in runs.items()}
+    methods = {name: summary(results[name], run.cost) for name, run in runs.items()}
+    ours = next(name for name in graphmem if not name.endswith(":peek"))
+    over = leads(
+        [result.recall_at_10 for result in results[ours]],
+        {name: [result.recall_at_10 for result in results[name]] for name in BASELINES},
+        [CATEGORIES[result.category] for result in results[ours]],
+        list(CATEGORIES.values()),
+    )
 
     print_tables(methods, samples)
+    print_leads(ours, LEAD_MEASURE, over)
     print_fixes(samples)
     if arguments.out:
         result = {
@@ -843,6 +920,7 @@ def main() -> None:
             "evidence_fixes": [asdict(fix) for sample in samples for fix in sample.fixes],
             "embedding": embedding,
             "methods": methods,
+            "leads": {"method": ours, "measure": LEAD_MEASURE, "over": over},
         }
         arguments.out.write_text(json.dumps(result, indent=2) + "\n")
 

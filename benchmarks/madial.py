@@ -37,6 +37,10 @@ ingestion time and the recall latency (p50, p95), without e5's query embeddings.
 fill the embedding cache first, so ingestion does not embed the memories; it does embed the texts
 graphmem derives itself (dialogue summaries, impressions) unless an earlier run left them in the
 cache. --store neo4j takes its address and password from GRAPHMEM_* variables (graphmem.config).
+
+After each language's table, graphmem's lead over each baseline in Recall@5 (graphmem waking),
+per user and overall, with a 95% paired bootstrap interval over the dialogues
+(benchmarks/locomo.py's `leads`; `leads` in the language's JSON entry).
 """
 
 import argparse
@@ -57,7 +61,15 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from locomo import bm25, ndcg, open_memory, recall_latency, reciprocal_rank_fusion
+from locomo import (
+    bm25,
+    leads,
+    ndcg,
+    open_memory,
+    print_leads,
+    recall_latency,
+    reciprocal_rank_fusion,
+)
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
@@ -73,6 +85,8 @@ K = 10
 """How many memories every method ranks (and graphmem is asked for)."""
 TOP = 5
 """The cut of Recall@5 and NDCG@5."""
+LEAD_MEASURE = "recall@5"
+"""The measure of graphmem's lead over each baseline."""
 ASSISTANT = "Assistant"
 """The assistant's speaker tag, also given to the lines that have no tag."""
 MARKERS = frozenset({"<BOD>", "<EOD>"})
@@ -415,16 +429,20 @@ def means(results: Sequence[DialogueResult]) -> dict[str, float]:
     return {name: round(100 * statistics.fmean(values), 1) for name, values in columns.items()}
 
 
-def summary(run: MethodRun, bank: Bank) -> dict[str, Any]:
+def judge_all(run: MethodRun, bank: Bank) -> list[DialogueResult]:
+    """The result of every dialogue of a language under one method."""
+    return [judge(run.rankings[dialogue.id], dialogue) for dialogue in bank.dialogues]
+
+
+def summary(results: list[DialogueResult], bank: Bank, cost: dict[str, float]) -> dict[str, Any]:
     """A method's JSON entry for a language: overall, per user, and its cost."""
-    results = [judge(run.rankings[dialogue.id], dialogue) for dialogue in bank.dialogues]
     return {
         "overall": means(results),
         "by_category": {
             f"user {user}": means([result for result in results if result.user == user])
             for user in bank.users
         },
-        "cost": run.cost,
+        "cost": cost,
     }
 
 
@@ -453,12 +471,26 @@ def evaluate(bank: Bank, store: str) -> dict[str, Any]:
     """Embed, run the baselines and graphmem on one language; its JSON entry."""
     tasks, embedding = user_tasks(bank)
     runs = {name: run_baseline(scorer, tasks) for name, scorer in BASELINES.items()}
-    runs.update(run_graphmem(bank, store))
+    graphmem = run_graphmem(bank, store)
+    runs.update(graphmem)
+    results = {name: judge_all(run, bank) for name, run in runs.items()}
+    ours = next(name for name in graphmem if not name.endswith(":peek"))
+    users = [f"user {result.user}" for result in results[ours]]
     return {
         "dialogues": len(bank.dialogues),
         "memories": len(bank.memories),
         "embedding": embedding,
-        "methods": {name: summary(run, bank) for name, run in runs.items()},
+        "methods": {name: summary(results[name], bank, run.cost) for name, run in runs.items()},
+        "leads": {
+            "method": ours,
+            "measure": LEAD_MEASURE,
+            "over": leads(
+                [result.recall_at_5 for result in results[ours]],
+                {name: [result.recall_at_5 for result in results[name]] for name in BASELINES},
+                users,
+                sorted(set(users)),
+            ),
+        },
     }
 
 
@@ -474,8 +506,10 @@ def main() -> None:
     languages = {}
     for language in arguments.lang:
         bank = load(arguments.data, language)
-        languages[language] = evaluate(bank, arguments.store)
-        print_table(bank, languages[language]["methods"])
+        entry = evaluate(bank, arguments.store)
+        languages[language] = entry
+        print_table(bank, entry["methods"])
+        print_leads(entry["leads"]["method"], LEAD_MEASURE, entry["leads"]["over"])
     if arguments.out:
         result = {"data": str(arguments.data), "k": K, "languages": languages}
         arguments.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
