@@ -1,7 +1,9 @@
 // Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest whose text
-//          holds the query's terms, best Lucene (BM25) match first, ties by id, each with its
-//          cosine similarity to the query embedding and its source turns; dialogue summaries
-//          left out (they restate their turns' memories).
+//          holds the query's terms, best Lucene match first (each term, a prefix clause, scores
+//          the same: most terms held first), ties by similarity to the query embedding, then id
+//          (ids are drawn from the owner's name, which must decide nothing), each with that
+//          similarity and its source turns; dialogue summaries left out (they restate their
+//          turns' memories).
 // Parameters: $owner, $index (hot_memory_text for a search of tier 0 only, else memory_text),
 //             $search (a Lucene query built by graphmem from the query's terms: the owner as a
 //             phrase, the terms as prefixes), $embedding, $limit, $deepest (0-3).
@@ -12,8 +14,8 @@
 CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
 YIELD node AS m, score
 WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest AND m.kind <> 'summary'
-WITH m, score
-ORDER BY score DESC, m.id ASC
+WITH m, score, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity
+ORDER BY score DESC, similarity DESC, m.id ASC
 LIMIT $limit
 CALL (m) {
   OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
@@ -25,7 +27,6 @@ WITH m {.*, embedding: null, created_at: toString(m.created_at),
        valid_until: toString(m.valid_until),
        attention_long_term_at: toString(m.attention_long_term_at),
        attention_short_term_at: toString(m.attention_short_term_at)} AS memory,
-     2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity,
-     turns, score AS match
-ORDER BY match DESC, memory.id ASC
+     similarity, turns, score AS match
+ORDER BY match DESC, similarity DESC, memory.id ASC
 RETURN collect({memory: memory, similarity: similarity, turns: turns}) AS found

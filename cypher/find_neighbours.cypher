@@ -3,10 +3,11 @@
 //          turns within $window positions of theirs in the same session, and the $links memories
 //          most strongly linked to each by RELATED, CAUSES or PART_OF either way (weight, else
 //          sufficiency, else 1), or sharing an event with it (the other memories PART_OF an event
-//          it is linked to: strength 1), ties by id; in tiers 0..$deepest; each with its cosine
-//          similarity to the query embedding and its source turns; the given memories, the
-//          $known ones (a recall's candidates) and dialogue summaries (they restate their turns'
-//          memories) left out. Sessions are found through the (owner, session, position) index,
+//          it is linked to: strength 1), ties by similarity to the query embedding, then id
+//          (ids are drawn from the owner's name, which must decide nothing); in tiers
+//          0..$deepest; each with its cosine similarity to the query embedding and its source
+//          turns; the given memories, the $known ones (a recall's candidates) and dialogue
+//          summaries (they restate their turns' memories) left out. Sessions are found through the (owner, session, position) index,
 //          so the cost is bounded by $window and $links, not by history. The edges: those among
 //          the given, known and found memories, each memory sought by its (owner, id) key (with
 //          IN, Neo4j 2026.08 seeks the owner index and filters every memory of the owner) and
@@ -41,7 +42,7 @@ CALL () {
     WITH m, strength
     WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
     WITH m, max(strength) AS strength
-    ORDER BY strength DESC, m.id
+    ORDER BY strength DESC, vector.similarity.cosine(m.embedding, $embedding) DESC, m.id
     LIMIT $links
     RETURN m
   }

@@ -298,6 +298,68 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
     assert stranger.links == []
 
 
+def _saved(store: Store, owner: str, embedder: CachedEmbedder, texts: list[str]) -> list[Memory]:
+    """A memory for each text, FROM a turn of its own, ids in the order of the texts."""
+    memories = []
+    for number, text in enumerate(texts):
+        [turn] = store.save_turns(owner, [make_turn(owner, number, text)])
+        memory = make_memory(turn, embedder)
+        save(store, owner, turn, [memory])
+        memories.append(memory)
+    return memories
+
+
+def _cosine(left: list[float], right: list[float]) -> float:
+    return sum(a * b for a, b in zip(left, right, strict=True))
+
+
+def test_memories_holding_as_many_terms_come_most_similar_first_not_by_id(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    # Ids are drawn from the owner's name: among memories tied on terms, they must not decide.
+    memories = _saved(
+        store,
+        owner,
+        embedder,
+        ["The garden was wet today.", "The garden was sunny today.", "The garden was quiet today."],
+    )
+    [query] = embedder.embed(["a quiet, calm garden"], "query")
+    closeness = [_cosine(query, memory.embedding or []) for memory in memories]
+    assert closeness == sorted(closeness), "the premise: least similar first, by id too"
+    [best] = store.find_memories_mentioning(owner, ["garde"], query, 1)
+    assert best.memory.id == memories[2].id
+    found = store.find_memories_mentioning(owner, ["garde"], query, 3)
+    assert [item.memory.id for item in found] == [memory.id for memory in reversed(memories)]
+
+
+def test_links_as_strong_join_the_neighbourhood_most_similar_first_not_by_id(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    given, *linked = _saved(
+        store,
+        owner,
+        embedder,
+        [
+            "Our garden chores this week.",
+            "Picnic plan for the roses.",
+            "Pruning plan for the roses.",
+            "Watering plan for the roses.",
+        ],
+    )
+    store.link_memories(
+        owner,
+        [
+            Link(type=LinkType.RELATED, source=given.id, target=memory.id, weight=0.5)
+            for memory in linked
+        ],
+    )
+    [query] = embedder.embed(["when do I water the roses?"], "query")
+    closeness = [_cosine(query, memory.embedding or []) for memory in linked]
+    assert max(closeness) == closeness[-1], "the premise: the most similar has the last id"
+    found = store.find_neighbours(owner, [given.id], query, window=0, links=1).memories
+    assert [item.memory.id for item in found] == [linked[-1].id]
+
+
 def test_neighbours_leave_out_the_known_memories_and_come_with_the_edges_among_all(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:

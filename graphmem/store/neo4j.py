@@ -732,7 +732,9 @@ class Neo4jStore:
         """The owner's memories down to `deepest` best matching these content terms.
 
         Terms are those of graphmem.terms; each memory comes with its similarity to the
-        embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
+        embedding. Most terms held first (on Neo4j Lucene's score, in which every term, a prefix
+        clause, counts the same); ties by similarity, then id, so that the owner's name (in
+        every id) decides nothing.
         """
         if not terms:
             return []
@@ -763,9 +765,10 @@ class Neo4jStore:
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
-        through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
-        each with its similarity to the embedding; the given and the `known` ones left out.
-        With them, the edges among the given, known and found memories (one read for both).
+        through an event both are PART_OF (strength 1; ties by similarity to the embedding,
+        then id); in tiers down to `deepest`; each with its similarity to the embedding; the
+        given and the `known` ones left out. With them, the edges among the given, known and
+        found memories (one read for both).
         """
         [row] = self._run(
             load_statement("find_neighbours"),

@@ -580,7 +580,9 @@ class NetworkXStore:
         """The owner's memories down to `deepest` best matching these content terms.
 
         Terms are those of graphmem.terms; each memory comes with its similarity to the
-        embedding. Neo4j ranks by Lucene's BM25, the embedded store by terms matched (ties by id).
+        embedding. Most terms held first (on Neo4j Lucene's score, in which every term, a prefix
+        clause, counts the same); ties by similarity, then id, so that the owner's name (in
+        every id) decides nothing.
         """
         with self._lock:
             index = self._mentions.get(owner, {})
@@ -595,12 +597,18 @@ class NetworkXStore:
                 and memory.tier <= deepest
                 and searchable(memory)
             ]
-            best = sorted(memories, key=lambda memory: (-matched[memory.id], memory.id))[:limit]
-            similarities = self._similarities(best, embedding)
-            return [
-                self._found(memory, similarity)
-                for similarity, memory in zip(similarities, best, strict=True)
-            ]
+            similarity = dict(
+                zip(
+                    (memory.id for memory in memories),
+                    self._similarities(memories, embedding),
+                    strict=True,
+                )
+            )
+            best = sorted(
+                memories,
+                key=lambda memory: (-matched[memory.id], -similarity[memory.id], memory.id),
+            )
+            return [self._found(memory, similarity[memory.id]) for memory in best[:limit]]
 
     def find_neighbours(
         self,
@@ -617,13 +625,15 @@ class NetworkXStore:
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
-        through an event both are PART_OF (strength 1; ties by id); in tiers down to `deepest`;
-        each with its similarity to the embedding; the given and the `known` ones left out.
-        With them, the edges among the given, known and found memories (one read for both).
+        through an event both are PART_OF (strength 1; ties by similarity to the embedding,
+        then id); in tiers down to `deepest`; each with its similarity to the embedding; the
+        given and the `known` ones left out. With them, the edges among the given, known and
+        found memories (one read for both).
         """
         with self._lock:
             given = set(ids)
             found: dict[str, Memory] = {}
+            similarity: dict[str, float] = {}  # of linked memories, to break ties of strength
             for memory_id in dict.fromkeys(ids):
                 memory = self._node(owner, "Memory", memory_id)
                 if not isinstance(memory, Memory):
@@ -646,7 +656,20 @@ class NetworkXStore:
                         and weight > strongest.get(linked.id, (-1.0, linked))[0]
                     ):
                         strongest[linked.id] = (weight, linked)
-                ranked = sorted(strongest.values(), key=lambda pair: (-pair[0], pair[1].id))
+                unscored = [
+                    linked for _weight, linked in strongest.values() if linked.id not in similarity
+                ]
+                similarity.update(
+                    zip(
+                        (linked.id for linked in unscored),
+                        self._similarities(unscored, embedding),
+                        strict=True,
+                    )
+                )
+                ranked = sorted(
+                    strongest.values(),
+                    key=lambda pair: (-pair[0], -similarity[pair[1].id], pair[1].id),
+                )
                 for _weight, linked in ranked[:links]:
                     found.setdefault(linked.id, linked)
             left_out = given.union(known)
