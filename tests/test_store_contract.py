@@ -58,9 +58,12 @@ def save(store: Store, owner: str, turn: Turn, memories: list[Memory]) -> list[l
     return store.save_memories(owner, [Derivation(source=turn, memories=memories)])
 
 
-def fill(store: Store, owner: str, embedder: CachedEmbedder) -> list[Memory]:
+def fill(
+    store: Store, owner: str, embedder: CachedEmbedder, texts: list[str] = TEXTS
+) -> list[Memory]:
+    """A memory for each text, FROM a turn of its own, ids in the order of the texts."""
     memories = []
-    for number, text in enumerate(TEXTS):
+    for number, text in enumerate(texts):
         [turn] = store.save_turns(owner, [make_turn(owner, number, text)])
         memory = make_memory(turn, embedder)
         save(store, owner, turn, [memory])
@@ -298,17 +301,6 @@ def test_neighbours_are_the_turns_around_and_the_linked_memories(
     assert stranger.links == []
 
 
-def _saved(store: Store, owner: str, embedder: CachedEmbedder, texts: list[str]) -> list[Memory]:
-    """A memory for each text, FROM a turn of its own, ids in the order of the texts."""
-    memories = []
-    for number, text in enumerate(texts):
-        [turn] = store.save_turns(owner, [make_turn(owner, number, text)])
-        memory = make_memory(turn, embedder)
-        save(store, owner, turn, [memory])
-        memories.append(memory)
-    return memories
-
-
 def _cosine(left: list[float], right: list[float]) -> float:
     return sum(a * b for a, b in zip(left, right, strict=True))
 
@@ -317,7 +309,7 @@ def test_memories_holding_as_many_terms_come_most_similar_first_not_by_id(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
     # Ids are drawn from the owner's name: among memories tied on terms, they must not decide.
-    memories = _saved(
+    memories = fill(
         store,
         owner,
         embedder,
@@ -335,7 +327,7 @@ def test_memories_holding_as_many_terms_come_most_similar_first_not_by_id(
 def test_links_as_strong_join_the_neighbourhood_most_similar_first_not_by_id(
     store: Store, owner: str, embedder: CachedEmbedder
 ) -> None:
-    given, *linked = _saved(
+    given, *linked = fill(
         store,
         owner,
         embedder,
