@@ -597,15 +597,15 @@ class NetworkXStore:
                 and memory.tier <= deepest
                 and searchable(memory)
             ]
-            similarity = dict(
-                zip(
-                    (memory.id for memory in memories),
-                    self._similarities(memories, embedding),
-                    strict=True,
-                )
-            )
+            # Similarity only decides among as many terms held: read it for those that can make
+            # the cut, not for every memory holding a common word.
+            ranked = sorted(memories, key=lambda memory: -matched[memory.id])
+            floor = matched[ranked[limit - 1].id] if len(ranked) > limit else 0
+            contenders = [memory for memory in ranked if matched[memory.id] >= floor]
+            similarity: dict[str, float] = {}
+            self._measure(contenders, embedding, similarity)
             best = sorted(
-                memories,
+                contenders,
                 key=lambda memory: (-matched[memory.id], -similarity[memory.id], memory.id),
             )
             return [self._found(memory, similarity[memory.id]) for memory in best[:limit]]
@@ -633,7 +633,7 @@ class NetworkXStore:
         with self._lock:
             given = set(ids)
             found: dict[str, Memory] = {}
-            similarity: dict[str, float] = {}  # of linked memories, to break ties of strength
+            similarity: dict[str, float] = {}  # to the embedding, each memory's read once
             for memory_id in dict.fromkeys(ids):
                 memory = self._node(owner, "Memory", memory_id)
                 if not isinstance(memory, Memory):
@@ -656,16 +656,8 @@ class NetworkXStore:
                         and weight > strongest.get(linked.id, (-1.0, linked))[0]
                     ):
                         strongest[linked.id] = (weight, linked)
-                unscored = [
-                    linked for _weight, linked in strongest.values() if linked.id not in similarity
-                ]
-                similarity.update(
-                    zip(
-                        (linked.id for linked in unscored),
-                        self._similarities(unscored, embedding),
-                        strict=True,
-                    )
-                )
+                candidates = [linked for _weight, linked in strongest.values()]
+                self._measure(candidates, embedding, similarity)
                 ranked = sorted(
                     strongest.values(),
                     key=lambda pair: (-pair[0], -similarity[pair[1].id], pair[1].id),
@@ -681,12 +673,9 @@ class NetworkXStore:
                 ),
                 key=lambda memory: memory.id,
             )
-            similarities = self._similarities(memories, embedding)
+            self._measure(memories, embedding, similarity)
             return Neighbourhood(
-                memories=[
-                    self._found(memory, similarity)
-                    for similarity, memory in zip(similarities, memories, strict=True)
-                ],
+                memories=[self._found(memory, similarity[memory.id]) for memory in memories],
                 links=self._links_among(owner, left_out.union(memory.id for memory in memories)),
             )
 
@@ -894,6 +883,19 @@ class NetworkXStore:
         self._unsnapshotted += 1
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
+
+    def _measure(
+        self, memories: Sequence[Memory], embedding: Embedding, similarity: dict[str, float]
+    ) -> None:
+        """Add to `similarity` each memory's similarity to the embedding that it lacks."""
+        unmeasured = [memory for memory in memories if memory.id not in similarity]
+        similarity.update(
+            zip(
+                (memory.id for memory in unmeasured),
+                self._similarities(unmeasured, embedding),
+                strict=True,
+            )
+        )
 
     def _similarities(self, memories: Sequence[Memory], embedding: Embedding) -> list[float]:
         """The cosine similarity of each stored memory's embedding to an embedding."""
