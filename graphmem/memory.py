@@ -1134,7 +1134,7 @@ class GraphMem:
         words; seeds the best of each list, alternately.
         """
         lexical = self._store.find_memories_mentioning(
-            owner, list(query.term_weights()), embedding, self._recall.candidates, depth
+            owner, query.term_weights(), embedding, self._recall.candidates, depth
         )
         pool = {item.memory.id: item for item in dense}
         for item in lexical:

@@ -212,7 +212,7 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
     )
 
     def found(words: list[str], deepest: Tier = Tier.DEEP) -> list[str]:
-        hits = store.find_memories_mentioning(owner, words, UNIT, 10, deepest)
+        hits = store.find_memories_mentioning(owner, dict.fromkeys(words, 1.0), UNIT, 10, deepest)
         assert all(item.similarity == pytest.approx(1.0) for item in hits)
         return sorted(item.memory.id for item in hits)
 
@@ -220,7 +220,7 @@ def test_the_lexical_channel_finds_shared_words_in_both_languages(store: Store, 
     assert found(["dumpl"], Tier.COOL) == ["dinner", "recipe"]
     assert found(["牛奶"]) == ["milk"]
     assert found(["sailb"]) == []
-    assert store.find_memories_mentioning(owner + "-other", ["dumpl"], UNIT, 10) == []
+    assert store.find_memories_mentioning(owner + "-other", {"dumpl": 1.0}, UNIT, 10) == []
 
 
 def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
@@ -234,7 +234,7 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     save(store, owner, turn, [kite])
 
     def shallow() -> list[str]:
-        hits = store.find_memories_mentioning(owner, ["kite"], UNIT, 10, Tier.HOT)
+        hits = store.find_memories_mentioning(owner, {"kite": 1.0}, UNIT, 10, Tier.HOT)
         return [item.memory.id for item in hits]
 
     assert shallow() == []
@@ -242,9 +242,9 @@ def test_a_shallow_lexical_search_follows_memories_into_and_out_of_the_hot_tier(
     assert shallow() == ["kite"]
     store.retier(owner, START + timedelta(days=60), POLICY, TIERS)
     assert shallow() == []
-    assert [m.memory.id for m in store.find_memories_mentioning(owner, ["kite"], UNIT, 10)] == [
-        "kite"
-    ]
+    assert [
+        m.memory.id for m in store.find_memories_mentioning(owner, {"kite": 1.0}, UNIT, 10)
+    ] == ["kite"]
 
 
 def test_concurrent_wakes_lose_no_increment(store: Store, owner: str) -> None:

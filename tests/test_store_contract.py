@@ -10,7 +10,14 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, OwnerGraph, SimilarMemory, Store, SummaryChange
+from graphmem.store.base import (
+    Derivation,
+    OwnerGraph,
+    SimilarMemory,
+    Store,
+    SummaryChange,
+    term_rarity,
+)
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer
@@ -318,10 +325,32 @@ def test_memories_holding_as_many_terms_come_most_similar_first_not_by_id(
     [query] = embedder.embed(["a quiet, calm garden"], "query")
     closeness = [_cosine(query, memory.embedding or []) for memory in memories]
     assert closeness == sorted(closeness), "the premise: least similar first, by id too"
-    [best] = store.find_memories_mentioning(owner, ["garde"], query, 1)
+    [best] = store.find_memories_mentioning(owner, {"garde": 1.0}, query, 1)
     assert best.memory.id == memories[2].id
-    found = store.find_memories_mentioning(owner, ["garde"], query, 3)
+    found = store.find_memories_mentioning(owner, {"garde": 1.0}, query, 3)
     assert [item.memory.id for item in found] == [memory.id for memory in reversed(memories)]
+
+
+def test_a_rare_term_held_outranks_a_common_one_unless_the_query_weighs_it_less(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    wet, sunny, gnome = fill(
+        store,
+        owner,
+        embedder,
+        ["The garden was wet.", "The garden was sunny.", "The gnome was red."],
+    )
+    [query] = embedder.embed(["a wet garden with a gnome"], "query")
+    closeness = [_cosine(query, memory.embedding or []) for memory in (wet, sunny, gnome)]
+    assert closeness[0] == max(closeness), "the premise: the wet garden is the most similar"
+    # Each memory holds one of the terms: held by one memory of three, "gnome" is the rarer.
+    assert term_rarity(1, 3) > term_rarity(2, 3)
+    [best] = store.find_memories_mentioning(owner, {"garde": 1.0, "gnome": 1.0}, query, 1)
+    assert best.memory.id == gnome.id
+    # Weighed by the query at a fifth, it counts for less than the common term.
+    assert 0.2 * term_rarity(1, 3) < term_rarity(2, 3)
+    found = store.find_memories_mentioning(owner, {"garde": 1.0, "gnome": 0.2}, query, 3)
+    assert [item.memory.id for item in found] == [wet.id, sunny.id, gnome.id]
 
 
 def test_links_as_strong_join_the_neighbourhood_most_similar_first_not_by_id(

@@ -1,6 +1,7 @@
 """The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it."""
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -335,6 +336,23 @@ def parse_record(record: Any) -> Node | tuple[str, str, Link]:
         raise InvalidInputError(f"not a node or edge record: {error}") from None
 
 
+RARITY_COUNT = 10_000
+"""Memories holding a term, and memories in all, are counted up to this many to weigh the term:
+a term held by more is common either way, and on Neo4j counting more costs a read per memory."""
+
+
+def term_rarity(holding: int, memories: int) -> float:
+    """How rare a term held by `holding` of an owner's `memories` is: BM25's inverse frequency.
+
+    Both counts are taken up to RARITY_COUNT. The lexical channel of recall weighs each term of
+    the query by it, so that a memory sharing the query's rare words outranks one sharing as
+    many common ones; both stores count the same way and so agree.
+    """
+    memories = min(memories, RARITY_COUNT)
+    holding = min(holding, memories)
+    return math.log((memories + 1) / (holding + 0.5))
+
+
 def belief_bin(belief: float | None) -> str:
     """The GraphCounts.beliefs key of a belief: its tenth ("0.0" to "0.9"), or "unset"."""
     if belief is None:
@@ -494,17 +512,17 @@ class Store(Protocol):
     def find_memories_mentioning(
         self,
         owner: str,
-        terms: Sequence[str],
+        terms: Mapping[str, float],
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
-        """The owner's memories down to `deepest` best matching these content terms.
+        """The owner's memories down to `deepest` best matching these weighted content terms.
 
-        Terms are those of graphmem.terms; each memory comes with its similarity to the
-        embedding. Most terms held first (on Neo4j Lucene's score, in which every term, a prefix
-        clause, counts the same); ties by similarity, then id, so that the owner's name (in
-        every id) decides nothing.
+        Terms are those of graphmem.terms, each with the query's weight for it; each memory
+        comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
+        holds, of weight times the term's rarity among all the owner's memories (term_rarity);
+        ties by similarity, then id, so that the owner's name (in every id) decides nothing.
         """
 
     def find_neighbours(

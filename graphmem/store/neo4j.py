@@ -34,6 +34,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import (
+    RARITY_COUNT,
     Cause,
     Derivation,
     EventTrail,
@@ -52,6 +53,7 @@ from graphmem.store.base import (
     Woken,
     belief_bin,
     check_nodes,
+    term_rarity,
 )
 from graphmem.terms import HAN
 
@@ -246,21 +248,25 @@ exploring four times that, schema.cypher), it finds 99% of the true best 20 of a
 10^5 memories among 2 x 10^5, against 97% when asked for 200 (benchmarks/README.md)."""
 
 
-def lucene_search(owner: str, terms: Sequence[str]) -> str:
-    """A Lucene query for one owner's memories holding any of the terms.
+def lucene_clause(term: str) -> str:
+    """A Lucene clause for memory texts holding a content term (graphmem.terms).
 
     A term is matched as a word prefix, except a Chinese word of three or more characters,
-    which is matched as a phrase (the index's cjk analyzer keeps character bigrams). Owners and
-    terms are checked to hold no Lucene syntax (an owner holds letters, digits and marks of any
-    script and _ . : @ -, none of them special in a quoted phrase; graphmem.terms yields only
-    letters, digits, apostrophes and Han characters), so nothing needs escaping; the owner is
-    matched again exactly after Lucene.
+    which is matched as a phrase (the index's cjk analyzer keeps character bigrams).
+    graphmem.terms yields only letters, digits, apostrophes and Han characters, none of them
+    Lucene syntax, so nothing needs escaping.
     """
-    clauses = " OR ".join(
-        f'text:"{term}"' if len(term) > 2 and HAN.fullmatch(term) else f"text:{term}*"
-        for term in list(terms)[:MAX_SEARCH_TERMS]
-    )
-    return f'owner:"{owner}" AND ({clauses})'
+    return f'text:"{term}"' if len(term) > 2 and HAN.fullmatch(term) else f"text:{term}*"
+
+
+def lucene_search(owner: str, clauses: Sequence[str]) -> str:
+    """A Lucene query for one owner's memories matching any of the clauses.
+
+    Owners are checked to hold no Lucene syntax (letters, digits and marks of any script and
+    _ . : @ -, none of them special in a quoted phrase), so nothing needs escaping; the owner
+    is matched again exactly after Lucene.
+    """
+    return f'owner:"{owner}" AND ({" OR ".join(clauses)})'
 
 
 def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
@@ -724,26 +730,48 @@ class Neo4jStore:
     def find_memories_mentioning(
         self,
         owner: str,
-        terms: Sequence[str],
+        terms: Mapping[str, float],
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
-        """The owner's memories down to `deepest` best matching these content terms.
+        """The owner's memories down to `deepest` best matching these weighted content terms.
 
-        Terms are those of graphmem.terms; each memory comes with its similarity to the
-        embedding. Most terms held first (on Neo4j Lucene's score, in which every term, a prefix
-        clause, counts the same); ties by similarity, then id, so that the owner's name (in
-        every id) decides nothing.
+        Terms are those of graphmem.terms, each with the query's weight for it; each memory
+        comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
+        holds, of weight times the term's rarity among all the owner's memories (term_rarity;
+        two reads: the counts, then Lucene with each term's clause boosted by that product, a
+        prefix clause scoring its boost); ties by similarity, then id, so that the owner's name
+        (in every id) decides nothing. The first MAX_SEARCH_TERMS terms are searched.
         """
-        if not terms:
+        searched = dict(list(terms.items())[:MAX_SEARCH_TERMS])
+        if not searched:
             return []
+        [counts] = self._run(
+            load_statement("count_memories_holding"),
+            {
+                "owner": owner,
+                "searches": [
+                    {"term": term, "search": lucene_search(owner, [lucene_clause(term)])}
+                    for term in searched
+                ],
+                "cap": RARITY_COUNT,
+            },
+            read=True,
+        )
+        holding = {row["term"]: row["holding"] for row in counts["holding"]}
+        boosts = {
+            term: weight * term_rarity(holding[term], counts["memories"])
+            for term, weight in searched.items()
+        }
         return self._find(
             "find_memories_mentioning",
             {
                 "owner": owner,
                 "index": "hot_memory_text" if deepest == Tier.HOT else "memory_text",
-                "search": lucene_search(owner, terms),
+                "search": lucene_search(
+                    owner, [f"{lucene_clause(term)}^{boost:.6f}" for term, boost in boosts.items()]
+                ),
                 "embedding": embedding,
                 "limit": limit,
                 "deepest": int(deepest),

@@ -11,7 +11,7 @@ import fcntl
 import os
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, TypeAlias
@@ -66,6 +66,7 @@ from graphmem.store.base import (
     Woken,
     belief_bin,
     check_nodes,
+    term_rarity,
 )
 from graphmem.terms import terms as content_terms
 
@@ -572,35 +573,38 @@ class NetworkXStore:
     def find_memories_mentioning(
         self,
         owner: str,
-        terms: Sequence[str],
+        terms: Mapping[str, float],
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
     ) -> list[SimilarMemory]:
-        """The owner's memories down to `deepest` best matching these content terms.
+        """The owner's memories down to `deepest` best matching these weighted content terms.
 
-        Terms are those of graphmem.terms; each memory comes with its similarity to the
-        embedding. Most terms held first (on Neo4j Lucene's score, in which every term, a prefix
-        clause, counts the same); ties by similarity, then id, so that the owner's name (in
-        every id) decides nothing.
+        Terms are those of graphmem.terms, each with the query's weight for it; each memory
+        comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
+        holds, of weight times the term's rarity among all the owner's memories (term_rarity);
+        ties by similarity, then id, so that the owner's name (in every id) decides nothing.
         """
         with self._lock:
             index = self._mentions.get(owner, {})
-            matched: dict[str, int] = {}
-            for term in dict.fromkeys(terms):
-                for memory_id in index.get(term, ()):
-                    matched[memory_id] = matched.get(memory_id, 0) + 1
-            memories = [
+            memories = len(self._ids.get((owner, "Memory"), {}))
+            matched: dict[str, float] = {}
+            for term, weight in sorted(terms.items()):  # one order, so sums are the same
+                holding = index.get(term, set())
+                value = weight * term_rarity(len(holding), memories)
+                for memory_id in holding:
+                    matched[memory_id] = matched.get(memory_id, 0.0) + value
+            found = [
                 memory
                 for memory_id in matched
                 if isinstance(memory := self._node(owner, "Memory", memory_id), Memory)
                 and memory.tier <= deepest
                 and searchable(memory)
             ]
-            # Similarity only decides among as many terms held: read it for those that can make
-            # the cut, not for every memory holding a common word.
-            ranked = sorted(memories, key=lambda memory: -matched[memory.id])
-            floor = matched[ranked[limit - 1].id] if len(ranked) > limit else 0
+            # Similarity only decides among equal matches: read it for those that can make the
+            # cut, not for every memory holding a common word.
+            ranked = sorted(found, key=lambda memory: -matched[memory.id])
+            floor = matched[ranked[limit - 1].id] if len(ranked) > limit else 0.0
             contenders = [memory for memory in ranked if matched[memory.id] >= floor]
             similarity: dict[str, float] = {}
             self._measure(contenders, embedding, similarity)
