@@ -21,7 +21,6 @@ the list. The weighted sum is the score; every scored memory keeps its raw and n
 components, the association it received and the memory it came through.
 """
 
-import math
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -30,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.model import Link, LinkType, Memory, Turn
-from graphmem.store.base import SimilarMemory
+from graphmem.store.base import SimilarMemory, term_rarity
 from graphmem.terms import terms
 from graphmem.timespans import Timespan, named_timespans, time_match
 
@@ -367,14 +366,15 @@ def _normalised(values: list[float]) -> list[float]:
 def bm25(wanted: Mapping[str, float], documents: list[str]) -> list[float]:
     """BM25 of weighted query terms against each document, with these documents' statistics.
 
-    Content terms (graphmem.terms) count once per text, which suits short memories.
+    Content terms (graphmem.terms) count once per text, which suits short memories. A term's
+    rarity is the lexical channel's (term_rarity), over these documents.
     """
     sets = [terms(document) for document in documents]
     if not wanted or not sets:
         return [0.0 for _ in documents]
     average = sum(len(found) for found in sets) / len(sets) or 1.0
     idf = {  # in term order, so that sums (and ties) are the same in every process
-        term: wanted[term] * math.log(1 + (len(sets) - frequency + 0.5) / (frequency + 0.5))
+        term: wanted[term] * term_rarity(frequency, len(sets))
         for term in sorted(wanted)
         if (frequency := sum(1 for found in sets if term in found))
     }
