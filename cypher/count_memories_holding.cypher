@@ -1,7 +1,7 @@
 // Purpose: how rare each of the query's terms is among the owner's memories, for the lexical
 //          channel of recall (graphmem.store.base.term_rarity): how many memories the owner has
-//          and how many hold each term (as the fulltext index matches it, in any tier), each
-//          counted up to $cap.
+//          and how many hold each term (among their `terms`, through the fulltext index over all
+//          tiers), each counted up to $cap.
 // Parameters: $owner, $searches (a list of {term, search}: each term with a Lucene query built
 //             by graphmem for the owner's memories holding it), $cap.
 // Returns: one row: memories (a count), holding (a list of {term, holding}: each term's count).
@@ -12,7 +12,7 @@ CALL () {
 }
 UNWIND $searches AS search
 CALL (search) {
-  CALL db.index.fulltext.queryNodes('memory_text', search.search, {limit: $cap})
+  CALL db.index.fulltext.queryNodes('memory_terms', search.search, {limit: $cap})
   YIELD node
   WHERE node.owner = $owner
   RETURN count(node) AS holding

@@ -1,13 +1,14 @@
-// Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest whose text
-//          holds the query's terms, best Lucene match first (each term a clause boosted by its
-//          weight times its rarity, a prefix clause scoring its boost: the largest sum of the
-//          terms held first), ties by similarity to the query embedding, then id (ids are drawn
-//          from the owner's name, which must decide nothing), each with that similarity and its
-//          source turns; dialogue summaries left out (they restate their turns' memories).
-// Parameters: $owner, $index (hot_memory_text for a search of tier 0 only, else memory_text),
+// Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest whose
+//          content terms (`terms`) hold the query's, best Lucene match first (each term a clause
+//          scoring its weight times its rarity: the largest sum of the terms held first), ties by
+//          similarity to the query embedding, then id (ids are drawn from the owner's name,
+//          which must decide nothing), each with that similarity and its source turns; dialogue
+//          summaries left out (they restate their turns' memories).
+// Parameters: $owner, $index (hot_memory_terms for a search of tier 0 only, else memory_terms),
 //             $search (a Lucene query built by graphmem from the query's weighted terms and their
-//             counts, cypher/count_memories_holding.cypher: the owner as a phrase, the terms as
-//             boosted prefixes), $embedding, $limit, $deepest (0-3).
+//             counts, cypher/count_memories_holding.cypher: the owner as a phrase, each term as
+//             a regular expression matching it whole, boosted), $embedding, $limit, $deepest
+//             (0-3).
 // Returns: one row: found, a list, best match first, of {memory (properties, embedding left
 //          out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
 //          properties, likewise)}; see find_similar_memories.cypher for why. Lucene is asked

@@ -7,10 +7,15 @@
 //          quantization loses most of the true nearest neighbours; a search explores four times
 //          the neighbours it is asked for, which finds 99.8% of the true top 20 of 10^5 memories
 //          where once finds 96%: benchmarks/README.md), and fulltext indexes over
-//          memory texts (with the owner, so a query can be narrowed to one owner inside Lucene):
-//          one over all memories, one over the label Hot that mirrors tier 0, so a shallow search
-//          never reads deeper tiers. Drops memory_embedding, the unfiltered vector index that
-//          graphmem made on Neo4j 5.26, which SEARCH cannot filter. Idempotent.
+//          memories' content terms (the property `terms`, graphmem.terms as one text, kept whole
+//          by the whitespace analyzer, so Lucene matches the terms the embedded store matches;
+//          with the owner, so a query can be narrowed to one owner inside Lucene): one over all
+//          memories, one over the label Hot that mirrors tier 0, so a shallow search never reads
+//          deeper tiers. Drops memory_embedding, the unfiltered vector index that graphmem made
+//          on Neo4j 5.26, which SEARCH cannot filter, and memory_text and hot_memory_text, the
+//          fulltext indexes over memory texts that graphmem made before `terms` (the store gives
+//          older memories their terms before it runs this: add_memory_terms.cypher).
+//          Idempotent.
 // Parameters: $dimensions (embedding size of the configured embedder).
 // Returns: nothing. The only file with several statements: the loader runs them one at a time.
 //          Vector statements need Cypher 25 (the server's default language is still Cypher 5).
@@ -37,7 +42,9 @@ FOR (n:Memory) ON (n.embedding) WITH [n.owner, n.tier]
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine',
                        `vector.quantization.enabled`: false,
                        `vector.default_search_expansion_factor`: 4.0}};
-CREATE FULLTEXT INDEX memory_text IF NOT EXISTS FOR (n:Memory) ON EACH [n.text, n.owner]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
-CREATE FULLTEXT INDEX hot_memory_text IF NOT EXISTS FOR (n:Hot) ON EACH [n.text, n.owner]
-OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}};
+DROP INDEX memory_text IF EXISTS;
+DROP INDEX hot_memory_text IF EXISTS;
+CREATE FULLTEXT INDEX memory_terms IF NOT EXISTS FOR (n:Memory) ON EACH [n.terms, n.owner]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};
+CREATE FULLTEXT INDEX hot_memory_terms IF NOT EXISTS FOR (n:Hot) ON EACH [n.terms, n.owner]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}};

@@ -91,6 +91,11 @@ class QueryTurn(BaseModel):
     speaker: str = ""
     text: str
 
+    @property
+    def line(self) -> str:
+        """The turn as a line of the query's text: "speaker: text", or the text alone."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
+
 
 class Query(BaseModel):
     """What a recall looks for: a question, or the recent conversation with its latest turn.
@@ -121,9 +126,7 @@ class Query(BaseModel):
     @property
     def text(self) -> str:
         """The whole query as text, one turn a line."""
-        return "\n".join(
-            f"{turn.speaker}: {turn.text}" if turn.speaker else turn.text for turn in self.turns
-        )
+        return "\n".join(turn.line for turn in self.turns)
 
     @property
     def focus_turn(self) -> QueryTurn:
@@ -186,11 +189,16 @@ class Query(BaseModel):
         return len(self.turns) > 1
 
     def term_weights(self) -> dict[str, float]:
-        """Its content terms, the focus's first, each with its weight in lexical matching."""
+        """Its content terms, each with its weight in lexical matching, in the order searched.
+
+        The focus's terms first, then those of the other lines, the latest line's first: a store
+        searches only the first MAX_SEARCH_TERMS, and the recent conversation matters most.
+        """
         weights = dict.fromkeys(sorted(terms(self.focus)), 1.0)
         if self.is_dialogue:
-            for term in sorted(terms(self.text)):
-                weights.setdefault(term, 1 - FOCUS_SHARE)
+            for turn in reversed(self.turns):
+                for term in sorted(terms(turn.line)):
+                    weights.setdefault(term, 1 - FOCUS_SHARE)
         return weights
 
 

@@ -160,5 +160,7 @@ def test_a_dialogue_query_weighs_its_latest_user_turn_most() -> None:
     assert weights["milk"] == 1.0
     assert 0 < weights["dumpl"] < 1.0
     assert next(iter(weights)) == "milk"  # the focus's terms come first in a search
+    later = Query.of("Bart: the dumplings\nLisa: the apples\nBart: milk?").term_weights()
+    assert list(later) == ["milk", "bart", "apple", "lisa", "dumpl"]  # then the latest lines'
     plain = Query.of("What is my allergy: milk or eggs?")
     assert plain.turns == [QueryTurn(text="What is my allergy: milk or eggs?")]

@@ -2,14 +2,16 @@
 
 import urllib.request
 from datetime import UTC, datetime
+from typing import LiteralString
 
 import neo4j  # noqa: TID251
 import pytest
 from pydantic import SecretStr
 
 from graphmem.embedding import CachedEmbedder
-from graphmem.errors import ConfigurationError, StoreUnavailableError
+from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
 from graphmem.memory import GraphMem
+from graphmem.store import neo4j as neo4j_store
 from graphmem.store.neo4j import Neo4jStore
 
 from .conftest import DIMENSIONS, Neo4jServer
@@ -101,3 +103,69 @@ def test_prepare_replaces_the_unfiltered_vector_index_of_neo4j_5(
         ("memory_vectors", "ONLINE")
     ]
     assert found.memory.text == "I'm allergic to milk."
+
+
+def test_prepare_gives_an_older_graphmems_memories_their_terms_and_resumes_if_stopped(
+    neo4j_server: Neo4jServer,
+    owner: str,
+    embedder: CachedEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    at = datetime(2026, 6, 1, tzinfo=UTC)
+    texts = ["I'm allergic to milk.", "My sister keeps bees.", "Our garden gnome is red."]
+    store = neo4j_server.store()
+    memory = GraphMem(store, embedder)
+    for number, text in enumerate(texts):
+        memory.observe(owner, text, message_id=f"m{number}", at=at)
+    store.close()
+    auth = (neo4j_server.user, neo4j_server.password.get_secret_value())
+    with neo4j.GraphDatabase.driver(neo4j_server.uri, auth=auth) as driver:
+
+        def run(statement: LiteralString) -> list[neo4j.Record]:
+            records, _summary, _keys = driver.execute_query(
+                statement, {"owner": owner}, database_="neo4j"
+            )
+            return records
+
+        # The database as an older graphmem left it: memories without terms, text indexed.
+        run("MATCH (m:Memory {owner: $owner}) REMOVE m.terms")
+        run("DROP INDEX memory_terms")
+        run("DROP INDEX hot_memory_terms")
+        run(
+            "CREATE FULLTEXT INDEX memory_text FOR (n:Memory) ON EACH [n.text, n.owner]"
+            " OPTIONS {indexConfig: {`fulltext.analyzer`: 'cjk'}}"
+        )
+        # Stopped half-way: a memory at a time, and the bees' terms cannot be had.
+        monkeypatch.setattr(neo4j_store, "TERMS_BATCH", 1)
+        counted = neo4j_store.indexed_terms
+
+        def stopping_at_the_bees(text: str) -> str:
+            if "bees" in text:
+                raise StoreError("stopped")
+            return counted(text)
+
+        monkeypatch.setattr(neo4j_store, "indexed_terms", stopping_at_the_bees)
+        stopped = Neo4jStore.connect(
+            neo4j_server.uri, neo4j_server.user, neo4j_server.password, "neo4j"
+        )
+        try:
+            with pytest.raises(StoreError, match="stopped"):
+                stopped.prepare(DIMENSIONS)
+        finally:
+            stopped.close()
+        indexes = "SHOW INDEXES YIELD name WHERE name STARTS WITH 'memory_t' RETURN name"
+        assert [record["name"] for record in run(indexes)] == ["memory_text"]
+        monkeypatch.setattr(neo4j_store, "indexed_terms", counted)
+        store = neo4j_server.store()
+        try:
+            [query] = embedder.embed(["milk, bees and a gnome"], "query")
+            weighed = {"milk": 1.0, "bee": 1.0, "gnome": 1.0}
+            found = store.find_memories_mentioning(owner, weighed, query, 5)
+        finally:
+            store.close()
+        stored = run("MATCH (m:Memory {owner: $owner}) RETURN m.text AS text, m.terms AS terms")
+        assert [record["name"] for record in run(indexes)] == ["memory_terms"]
+    assert sorted(item.memory.text for item in found) == sorted(texts)
+    assert {record["text"]: record["terms"] for record in stored} == {
+        text: counted(text) for text in texts
+    }

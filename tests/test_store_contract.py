@@ -11,6 +11,7 @@ from graphmem.errors import InvalidInputError, StoreError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.base import (
+    MAX_SEARCH_TERMS,
     Derivation,
     OwnerGraph,
     SimilarMemory,
@@ -19,6 +20,7 @@ from graphmem.store.base import (
     term_rarity,
 )
 from graphmem.store.networkx import NetworkXStore
+from graphmem.terms import terms
 
 from .conftest import DIMENSIONS, Neo4jServer
 
@@ -351,6 +353,30 @@ def test_a_rare_term_held_outranks_a_common_one_unless_the_query_weighs_it_less(
     assert 0.2 * term_rarity(1, 3) < term_rarity(2, 3)
     found = store.find_memories_mentioning(owner, {"garde": 1.0, "gnome": 0.2}, query, 3)
     assert [item.memory.id for item in found] == [wet.id, sunny.id, gnome.id]
+
+
+def test_a_term_is_matched_whole_as_graphmem_terms_gives_it_not_as_a_prefix(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    texts = ["Which way home?", "Two ways to go.", "A wayward cat."]
+    _stopword, plural, _longer = fill(store, owner, embedder, texts)
+    # "way" is a stop word, "ways" is way's plural and "wayward" a word with a term of its own:
+    # only the plural holds the term "way", on every store (a prefix would match all three).
+    assert [sorted(terms(text)) for text in texts] == [["home"], ["way"], ["cat", "waywa"]]
+    [query] = embedder.embed(["which way?"], "query")
+    found = store.find_memories_mentioning(owner, {"way": 1.0}, query, 3)
+    assert [item.memory.id for item in found] == [plural.id]
+
+
+def test_only_the_first_terms_given_are_searched_on_every_store(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    [gnome] = fill(store, owner, embedder, ["The gnome was red."])
+    [query] = embedder.embed(["a red gnome"], "query")
+    unheld = {f"zz{number}": 1.0 for number in range(MAX_SEARCH_TERMS - 1)}
+    [found] = store.find_memories_mentioning(owner, unheld | {"gnome": 1.0}, query, 3)
+    assert found.memory.id == gnome.id
+    assert store.find_memories_mentioning(owner, unheld | {"zz": 1.0, "gnome": 1.0}, query, 3) == []
 
 
 def test_links_as_strong_join_the_neighbourhood_most_similar_first_not_by_id(

@@ -1,6 +1,7 @@
 """The Neo4j store: maps the model to flat node properties and runs the statements in cypher/."""
 
 import functools
+import logging
 import re
 import threading
 from collections import Counter
@@ -34,6 +35,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import (
+    MAX_SEARCH_TERMS,
     RARITY_COUNT,
     Cause,
     Derivation,
@@ -55,9 +57,11 @@ from graphmem.store.base import (
     check_nodes,
     term_rarity,
 )
-from graphmem.terms import HAN
+from graphmem.terms import terms as content_terms
 
 Done = TypeVar("Done")
+
+log = logging.getLogger("graphmem")
 """What a transaction's work returns."""
 
 ATTENTION_PROPERTIES = {
@@ -131,18 +135,29 @@ def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:
 
 
 def _memory_row(memory: Memory) -> dict[str, Any]:
-    """Node properties of a memory: attention flattened, enums as values, the mark while true."""
+    """Node properties of a memory: attention flattened, enums as values, the mark while true.
+
+    With them `terms`, the content terms of its text (graphmem.terms) in one text, which the
+    fulltext indexes read: the lexical channel matches the same terms as the embedded store's.
+    """
     row = memory.model_dump(exclude={"attention"})
     row["kind"] = memory.kind.value
     row["tier"] = int(memory.tier)
     row["awaiting_consolidation"] = True if memory.awaiting_consolidation else None
+    row["terms"] = indexed_terms(memory.text)
     row.update(_attention_row(memory.attention))
     return row
 
 
+def indexed_terms(text: str) -> str:
+    """A memory text's content terms as the fulltext indexes hold them: sorted, one space apart."""
+    return " ".join(sorted(content_terms(text)))
+
+
 def _memory_from(properties: Mapping[str, Any]) -> Memory:
-    """A memory from its node properties (a summary's have no embedding)."""
-    return Memory.model_validate({"embedding": None, **_unflattened(properties)})
+    """A memory from its node properties (a summary's have no embedding; terms are left out)."""
+    data = {key: value for key, value in properties.items() if key != "terms"}
+    return Memory.model_validate({"embedding": None, **_unflattened(data)})
 
 
 def _event_row(event: Event) -> dict[str, Any]:
@@ -235,11 +250,11 @@ NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
 """How each label's node properties become a model."""
 
 
-MAX_SEARCH_TERMS = 32
-"""At most this many query terms go into one Lucene query."""
+TERMS_BATCH = 5_000
+"""Memories given their terms in one transaction when an older graphmem's database is prepared."""
 
-VECTOR_INDEX_WAIT = 300
-"""Seconds `prepare` waits for the vector index to come online."""
+INDEX_WAIT = 300
+"""Seconds `prepare` waits for the indexes to come online."""
 
 VECTOR_FETCH = 400
 """Nearest neighbours asked of the vector index per similarity search, of which the best `limit`
@@ -248,23 +263,25 @@ exploring four times that, schema.cypher), it finds 99% of the true best 20 of a
 10^5 memories among 2 x 10^5, against 97% when asked for 200 (benchmarks/README.md)."""
 
 
-def lucene_clause(term: str) -> str:
-    """A Lucene clause for memory texts holding a content term (graphmem.terms).
+def lucene_clause(term: str, boost: float) -> str:
+    """A Lucene clause for memories holding a content term (graphmem.terms), scoring `boost`.
 
-    A term is matched as a word prefix, except a Chinese word of three or more characters,
-    which is matched as a phrase (the index's cjk analyzer keeps character bigrams).
-    graphmem.terms yields only letters, digits, apostrophes and Han characters, none of them
-    Lucene syntax, so nothing needs escaping.
+    The term is matched whole among a memory's `terms` (the index's whitespace analyzer keeps
+    them as written) by a regular expression that is the term itself: Lucene scores such a
+    match by its boost alone, however often the term occurs. graphmem.terms yields only
+    letters, digits, apostrophes and Han characters, none of them regular-expression or Lucene
+    syntax, so nothing needs escaping.
     """
-    return f'text:"{term}"' if len(term) > 2 and HAN.fullmatch(term) else f"text:{term}*"
+    return f"terms:/{term}/^{boost:.6f}"
 
 
 def lucene_search(owner: str, clauses: Sequence[str]) -> str:
     """A Lucene query for one owner's memories matching any of the clauses.
 
     Owners are checked to hold no Lucene syntax (letters, digits and marks of any script and
-    _ . : @ -, none of them special in a quoted phrase), so nothing needs escaping; the owner
-    is matched again exactly after Lucene.
+    _ . : @ -, none of them special in a quoted phrase, nor a space, so the whitespace analyzer
+    keeps an owner whole), so nothing needs escaping; the owner is matched again exactly after
+    Lucene. The owner's clause adds the same score to every memory of the owner.
     """
     return f'owner:"{owner}" AND ({" OR ".join(clauses)})'
 
@@ -339,7 +356,14 @@ class Neo4jStore:
         return store
 
     def prepare(self, dimensions: int) -> None:
-        """Create constraints and indexes if missing; check the vector index size; wait for it."""
+        """Create constraints and indexes if missing; check the vector index size; wait for all.
+
+        A database that an older graphmem wrote (its fulltext index memory_text still there)
+        first has its memories given their terms (_add_memory_terms).
+        """
+        [older] = self._run(load_statement("index_exists"), {"name": "memory_text"}, read=True)
+        if older["exists"]:
+            self._add_memory_terms()
         for statement in load_statements("schema"):
             self._run(statement, {"dimensions": dimensions})
         rows = self._run(load_statement("vector_index_dimensions"), {})
@@ -349,13 +373,39 @@ class Neo4jStore:
                 f" but the embedder makes {dimensions}; use the same embedder or a new database"
             )
         try:
-            self._run(load_statement("await_vector_index"), {"seconds": VECTOR_INDEX_WAIT})
+            self._run(load_statement("await_indexes"), {"seconds": INDEX_WAIT})
         except StoreError as error:
             raise StoreError(
-                f"the Neo4j vector index memory_vectors is not online after {VECTOR_INDEX_WAIT} s"
-                " (it is being built over the memories already stored: about 40 minutes a"
-                f" million on two cores); open the store again later ({error})"
+                f"the Neo4j indexes are not online after {INDEX_WAIT} s (being built over the"
+                " memories already stored: the vector index memory_vectors takes about 40 minutes"
+                f" a million on two cores); open the store again later ({error})"
             ) from error
+
+    def _add_memory_terms(self) -> None:
+        """Give every memory stored without `terms` its terms, TERMS_BATCH a transaction.
+
+        An interrupted run loses nothing: the schema's statements, which drop the older fulltext
+        indexes, run only after it, so the next `prepare` goes on where it stopped.
+        """
+        done = 0
+        while rows := self._run(
+            load_statement("memories_without_terms"), {"batch": TERMS_BATCH}, read=True
+        ):
+            self._run(
+                load_statement("add_memory_terms"),
+                {
+                    "rows": [
+                        {
+                            "owner": row["owner"],
+                            "id": row["id"],
+                            "terms": indexed_terms(row["text"]),
+                        }
+                        for row in rows
+                    ]
+                },
+            )
+            done += len(rows)
+            log.info("gave %d memories stored by an older graphmem their terms", done)
 
     def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
         """Store the owner's turns in order, each unless one with its id is stored; return them.
@@ -740,9 +790,9 @@ class Neo4jStore:
         Terms are those of graphmem.terms, each with the query's weight for it; each memory
         comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
         holds, of weight times the term's rarity among all the owner's memories (term_rarity;
-        two reads: the counts, then Lucene with each term's clause boosted by that product, a
-        prefix clause scoring its boost); ties by similarity, then id, so that the owner's name
-        (in every id) decides nothing. The first MAX_SEARCH_TERMS terms are searched.
+        two reads: the counts, then Lucene with each term's clause scoring that product); ties
+        by similarity, then id, so that the owner's name (in every id) decides nothing. Only
+        the first MAX_SEARCH_TERMS terms are searched.
         """
         searched = dict(list(terms.items())[:MAX_SEARCH_TERMS])
         if not searched:
@@ -752,7 +802,7 @@ class Neo4jStore:
             {
                 "owner": owner,
                 "searches": [
-                    {"term": term, "search": lucene_search(owner, [lucene_clause(term)])}
+                    {"term": term, "search": lucene_search(owner, [lucene_clause(term, 1.0)])}
                     for term in searched
                 ],
                 "cap": RARITY_COUNT,
@@ -768,9 +818,9 @@ class Neo4jStore:
             "find_memories_mentioning",
             {
                 "owner": owner,
-                "index": "hot_memory_text" if deepest == Tier.HOT else "memory_text",
+                "index": "hot_memory_terms" if deepest == Tier.HOT else "memory_terms",
                 "search": lucene_search(
-                    owner, [f"{lucene_clause(term)}^{boost:.6f}" for term, boost in boosts.items()]
+                    owner, [lucene_clause(term, boost) for term, boost in boosts.items()]
                 ),
                 "embedding": embedding,
                 "limit": limit,

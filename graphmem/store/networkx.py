@@ -48,6 +48,7 @@ from graphmem.model import (
 )
 from graphmem.similarity import inner_products
 from graphmem.store.base import (
+    MAX_SEARCH_TERMS,
     Cause,
     Derivation,
     EventTrail,
@@ -584,12 +585,14 @@ class NetworkXStore:
         comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
         holds, of weight times the term's rarity among all the owner's memories (term_rarity);
         ties by similarity, then id, so that the owner's name (in every id) decides nothing.
+        Only the first MAX_SEARCH_TERMS terms are searched.
         """
+        searched = list(terms.items())[:MAX_SEARCH_TERMS]
         with self._lock:
             index = self._mentions.get(owner, {})
             memories = len(self._ids.get((owner, "Memory"), {}))
             matched: dict[str, float] = {}
-            for term, weight in sorted(terms.items()):  # one order, so sums are the same
+            for term, weight in sorted(searched):  # one order, so sums are the same
                 holding = index.get(term, set())
                 value = weight * term_rarity(len(holding), memories)
                 for memory_id in holding:
