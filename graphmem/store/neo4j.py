@@ -60,9 +60,9 @@ from graphmem.store.base import (
 from graphmem.terms import terms as content_terms
 
 Done = TypeVar("Done")
+"""What a transaction's work returns."""
 
 log = logging.getLogger("graphmem")
-"""What a transaction's work returns."""
 
 ATTENTION_PROPERTIES = {
     "long_term": "attention_long_term",
