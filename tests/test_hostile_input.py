@@ -54,7 +54,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import OwnerGraph, Store
-from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore
+from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore, indexed_terms
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import ROOT, Neo4jServer, clean_env
@@ -293,8 +293,10 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
     else set(model.model_fields)
     for label, model in NODE_LABELS.items()
 } | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}}
-"""The property keys each label may have on Neo4j: the model's fields, attention flattened (and
-the owner's Owner node, its write lock, which holds its owner only)."""
+MODEL_PROPERTIES["Memory"].add("terms")
+"""The property keys each label may have on Neo4j: the model's fields, attention flattened, a
+memory's terms (the words of its text that the fulltext indexes read), and the owner's Owner
+node, its write lock, which holds its owner only."""
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
 LINK_PROPERTIES = set(Link.model_fields) - {"type", "source", "target"}
 """What an edge may carry (weight, sufficiency, a cue's belief)."""
@@ -427,7 +429,7 @@ class RawGraph:
             "MATCH (n) WHERE n.owner IN $owners"
             " OPTIONAL MATCH (n)-[r]-(m)"
             " RETURN n.owner AS owner, n.id AS id, labels(n) AS labels, keys(n) AS keys,"
-            " n.belief AS belief,"
+            " n.belief AS belief, n.text AS text, n.terms AS terms,"
             " collect([type(r), keys(r), m.owner]) AS edges",
             owners=owners,
         )
@@ -444,6 +446,8 @@ class RawGraph:
                 found.append(f"{node}: properties outside the model {sorted(extra)}")
             if row["belief"] is not None and row["belief"] >= 1.0:
                 found.append(f"{node}: belief {row['belief']}")
+            if label == "Memory" and row["terms"] != indexed_terms(row["text"]):
+                found.append(f"{node}: terms {row['terms']!r} not those of its text")
             for kind, keys, other in row["edges"]:
                 if kind is None:
                     continue
