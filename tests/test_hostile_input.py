@@ -293,10 +293,10 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
     else set(model.model_fields)
     for label, model in NODE_LABELS.items()
 } | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}}
-MODEL_PROPERTIES["Memory"].add("terms")
 """The property keys each label may have on Neo4j: the model's fields, attention flattened, a
 memory's terms (the words of its text that the fulltext indexes read), and the owner's Owner
 node, its write lock, which holds its owner only."""
+MODEL_PROPERTIES["Memory"].add("terms")
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
 LINK_PROPERTIES = set(Link.model_fields) - {"type", "source", "target"}
 """What an edge may carry (weight, sufficiency, a cue's belief)."""

@@ -340,6 +340,12 @@ MAX_SEARCH_TERMS = 32
 """At most this many of a query's terms are searched for (the first given), on every store: on
 Neo4j each is a Lucene clause and a count (cypher/count_memories_holding.cypher)."""
 
+
+def searched_terms(terms: Mapping[str, float]) -> dict[str, float]:
+    """Of a query's weighted terms, those a store searches for: the first MAX_SEARCH_TERMS."""
+    return dict(list(terms.items())[:MAX_SEARCH_TERMS])
+
+
 RARITY_COUNT = 10_000
 """Memories holding a term, and memories in all, are counted up to this many to weigh the term:
 a term held by more is common either way, and on Neo4j counting more costs a read per memory."""
@@ -527,7 +533,7 @@ class Store(Protocol):
         comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
         holds, of weight times the term's rarity among all the owner's memories (term_rarity);
         ties by similarity, then id, so that the owner's name (in every id) decides nothing.
-        Only the first MAX_SEARCH_TERMS terms are searched.
+        Only the first MAX_SEARCH_TERMS terms are searched (searched_terms).
         """
 
     def find_neighbours(

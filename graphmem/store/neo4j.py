@@ -35,7 +35,6 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import (
-    MAX_SEARCH_TERMS,
     RARITY_COUNT,
     Cause,
     Derivation,
@@ -55,6 +54,7 @@ from graphmem.store.base import (
     Woken,
     belief_bin,
     check_nodes,
+    searched_terms,
     term_rarity,
 )
 from graphmem.terms import terms as content_terms
@@ -794,7 +794,7 @@ class Neo4jStore:
         by similarity, then id, so that the owner's name (in every id) decides nothing. Only
         the first MAX_SEARCH_TERMS terms are searched.
         """
-        searched = dict(list(terms.items())[:MAX_SEARCH_TERMS])
+        searched = searched_terms(terms)
         if not searched:
             return []
         [counts] = self._run(

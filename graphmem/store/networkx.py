@@ -48,7 +48,6 @@ from graphmem.model import (
 )
 from graphmem.similarity import inner_products
 from graphmem.store.base import (
-    MAX_SEARCH_TERMS,
     Cause,
     Derivation,
     EventTrail,
@@ -67,6 +66,7 @@ from graphmem.store.base import (
     Woken,
     belief_bin,
     check_nodes,
+    searched_terms,
     term_rarity,
 )
 from graphmem.terms import terms as content_terms
@@ -587,12 +587,12 @@ class NetworkXStore:
         ties by similarity, then id, so that the owner's name (in every id) decides nothing.
         Only the first MAX_SEARCH_TERMS terms are searched.
         """
-        searched = list(terms.items())[:MAX_SEARCH_TERMS]
+        searched = searched_terms(terms)
         with self._lock:
             index = self._mentions.get(owner, {})
             memories = len(self._ids.get((owner, "Memory"), {}))
             matched: dict[str, float] = {}
-            for term, weight in sorted(searched):  # one order, so sums are the same
+            for term, weight in sorted(searched.items()):  # one order, so sums are the same
                 holding = index.get(term, set())
                 value = weight * term_rarity(len(holding), memories)
                 for memory_id in holding:
