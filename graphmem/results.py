@@ -1,0 +1,234 @@
+"""What the facade returns: observations, recalls, sleep and forgetting reports, health.
+
+The store's counts and exported graph (`GraphCounts`, `HealthCounts`, `OwnerGraph`, what a
+recall woke, the store's traffic) are defined beside the store protocol, which returns them;
+they are listed here too, so that the faces (CLI, MCP, demo) take every type they show from one
+place and never reach into the stores.
+"""
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from graphmem.model import Link, LinkType, Memory, Tier, Turn
+from graphmem.retrieval import Components
+from graphmem.store.base import (
+    GraphCounts,
+    HealthCounts,
+    OwnerGraph,
+    StoreTraffic,
+    Woken,
+    parse_record,
+)
+from graphmem.store.networkx import MemoryGraph, multigraph
+
+__all__ = [
+    "Attempt",
+    "Forgotten",
+    "GraphCounts",
+    "Health",
+    "HealthCounts",
+    "Observation",
+    "OwnerGraph",
+    "Recall",
+    "RecalledMemory",
+    "SleepProgress",
+    "SleepReport",
+    "StoreTraffic",
+    "Woken",
+    "parse_record",
+]
+
+
+class Observation(BaseModel):
+    """What `observe` stored: the turn, and the memories this call derived from it.
+
+    `pending` is true when the model failed: the turn is stored and its memories will be
+    derived by a later call or by `complete_pending`. `memories` is empty then, and also when
+    the turn had been derived by an earlier call. `conjectures` are the impressions that this
+    turn tipped over the threshold: new conjecture memories for the agent to consider.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    turn: Turn
+    memories: list[Memory]
+    pending: bool
+    conjectures: list[Memory] = []
+
+    def as_json(self) -> dict[str, Any]:
+        """The observation as JSON-ready data: everything but the embeddings."""
+        without = {"embedding"}
+        return self.model_dump(
+            mode="json",
+            exclude={"memories": {"__all__": without}, "conjectures": {"__all__": without}},
+        )
+
+
+class SleepProgress(BaseModel):
+    """Where a sleep job is: the owner, the step, items done in it, model calls, seconds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    step: str
+    done: int
+    model_calls: int
+    seconds: float
+
+
+class SleepReport(BaseModel):
+    """What one owner's sleep job did: items per step, model calls per task, wall time.
+
+    `counts` holds derived (pending turns done), summaries, events started, events continued,
+    facts (consolidated), SUPPORTS, CONTRADICTS, UPDATES and MERGED_INTO (edges made) and
+    retiered (tier moves); and what the model could not answer about, left for a later job:
+    left pending (turns), left unsummarised (turns), left unjudged (facts).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    counts: dict[str, int]
+    model_calls: dict[str, int]
+    seconds: float
+
+
+class Health(BaseModel):
+    """One owner's memory at a glance: what it holds, the work left, and what may need a look.
+
+    `counts` and `checks` come from the store; browser/queries.cypher has a query for each row
+    of the report that shows its nodes (README, "Health").
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    at: datetime
+    embedder: str
+    cognition: str
+    counts: GraphCounts
+    checks: HealthCounts
+    oldest_conjecture_days: float | None
+    newest_conjecture_days: float | None
+    """How many days before `at` the oldest and the newest conjecture were made."""
+
+
+class Forgotten(BaseModel):
+    """What forgetting a message did: nodes deleted per label, and what was derived again.
+
+    `rewritten` counts summaries written again, events told again, impressions accumulated
+    again, conjectures made or re-believed, and facts whose validity changed. `found` is false
+    when the owner had no such message (then nothing changed).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    message_id: str
+    found: bool
+    deleted: dict[str, int]
+    rewritten: dict[str, int]
+
+
+class RecalledMemory(BaseModel):
+    """A recalled memory, the turns it came from, and why it was chosen.
+
+    `components` are the raw relevance (cosine), lexical match (BM25), time match (to a time
+    the query names), speaker match (to whom it names), asker match (to the one asking, for a
+    query in the first person), statement (0 for a question that tells nothing of its speaker),
+    importance, current attention, recency and the association received from neighbours;
+    `normalised` the same over the memories found; `score` their weighted sum; `via` the memory
+    whose relevance reached this one by association the most (a neighbouring turn's, a session
+    mate's or a linked memory's), if any.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    turns: list[Turn]
+    score: float
+    components: Components
+    normalised: Components
+    via: str | None
+
+
+class Attempt(BaseModel):
+    """One search of a recall: its motivation, how deep it looked, the best relevance found."""
+
+    model_config = ConfigDict(frozen=True)
+
+    motivation: float
+    depth: Tier
+    best_relevance: float | None
+
+
+class Recall(BaseModel):
+    """The answer to a recall: the owner's memories best related to the query, best first.
+
+    Together with `links` (the edges among the recalled memories) it is the related-context
+    subgraph. `attempts` has one entry per search: more than one means recall thought again with
+    raised motivation because the best relevance was too low. `woken` lists what the recall used
+    and woke (empty in peek mode).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    query: str
+    """The query as given, or its turns as text ("speaker: text", one a line)."""
+    motivation: float
+    attempts: list[Attempt]
+    memories: list[RecalledMemory]
+    links: list[Link]
+    woken: list[Woken]
+    cut_short: list[str] = []
+    """The steps skipped because the time budget ran out ("thinking again", "association")."""
+
+    @property
+    def thought_again(self) -> bool:
+        """Whether recall searched more than once."""
+        return len(self.attempts) > 1
+
+    def as_json(self) -> dict[str, Any]:
+        """The subgraph as JSON-ready data: everything but the embeddings, times as ISO text."""
+        return self.model_dump(
+            mode="json", exclude={"memories": {"__all__": {"memory": {"embedding"}}}}
+        )
+
+    def render(self) -> str:
+        """A compact text of the subgraph for a prompt: numbered memories, then their links.
+
+        A fact that a newer one updated shows the time it held until.
+        """
+        number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
+        lines = [
+            f"[{number[item.memory.id]}] {item.memory.created_at:%Y-%m-%d %H:%M} {item.memory.text}"
+            + (
+                ""
+                if item.memory.valid_until is None
+                else f" (until {item.memory.valid_until:%Y-%m-%d %H:%M})"
+            )
+            for item in self.memories
+        ]
+        lines += [
+            f"[{number[link.source]}] {link.type} [{number[link.target]}]" for link in self.links
+        ]
+        return "\n".join(lines)
+
+    def to_networkx(self) -> MemoryGraph:
+        """The subgraph as a networkx multigraph: memories and turns, FROM and the links."""
+        nodes: list[tuple[str, dict[str, Any]]] = []
+        edges: list[tuple[str, str, str, dict[str, Any]]] = []
+        for item in self.memories:
+            key = f"Memory:{item.memory.id}"
+            attributes = item.memory.model_dump(exclude={"embedding", "attention"})
+            nodes.append((key, {**attributes, "label": "Memory", "score": item.score}))
+            for turn in item.turns:
+                nodes.append((f"Turn:{turn.id}", {**turn.model_dump(), "label": "Turn"}))
+                edges.append((key, f"Turn:{turn.id}", LinkType.FROM.value, {}))
+        for link in self.links:
+            extra = link.model_dump(include={"weight", "sufficiency"}, exclude_none=True)
+            edges.append((f"Memory:{link.source}", f"Memory:{link.target}", link.type.value, extra))
+        return multigraph(nodes, edges)
