@@ -10,15 +10,7 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from graphmem.memory import (
-    GraphMem,
-    Health,
-    Observation,
-    Recall,
-    RecalledMemory,
-    SleepProgress,
-    SleepReport,
-)
+from graphmem.memory import GraphMem
 from graphmem.model import (
     Attention,
     Event,
@@ -30,7 +22,20 @@ from graphmem.model import (
     Tier,
     Turn,
 )
-from graphmem.store.base import GraphCounts, HealthCounts, OwnerGraph
+from graphmem.results import (
+    GraphCounts,
+    Health,
+    HealthCounts,
+    Observation,
+    OwnerGraph,
+    Recall,
+    RecalledMemory,
+    SleepProgress,
+    SleepReport,
+)
+
+__version__ = "0.2.0"
+"""The release: pyproject.toml reads it from here, CHANGELOG.md says what each one changed."""
 
 __all__ = [
     "Attention",
