@@ -20,11 +20,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from graphmem.cognition.base import Cognition, DialogueDigest, EventTag, EventUpdate
-from graphmem.embedding import Embedder
+from graphmem.embedding import CachedEmbedder, Embedder
+from graphmem.errors import ConflictError
 from graphmem.ids import conjecture_id, observation_id
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory, replayed
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn, fit_text
+from graphmem.results import Forgotten
 from graphmem.sleep import dialogue, news
 from graphmem.store.base import (
     EventTrail,
@@ -32,25 +34,62 @@ from graphmem.store.base import (
     ImpressionTrail,
     Provenance,
     Sourced,
+    Store,
     UpdateTrail,
 )
 
+FORGET_ATTEMPTS = 5
+"""How often `forget_message` works its change out again when the graph changed meanwhile."""
+
 
 class Forget:
-    """Works out a Forgetting with GraphMem's cognition, embedder and policies."""
+    """Forgets messages of one store with GraphMem's cognition, embedder and policies."""
 
     def __init__(
         self,
+        store: Store,
         cognition: Cognition,
         embedder: Embedder,
         *,
         impressions: ImpressionPolicy,
         tiers: TierPolicy,
     ) -> None:
+        self._store = store
         self._cognition = cognition
         self._embedder = embedder
         self._impressions = impressions
         self._tiers = tiers
+
+    def forget_message(self, owner: str, message_id: str) -> Forgotten:
+        """Forget a stored message in one transaction (GraphMem.forget_message says what goes).
+
+        The change is worked out from the message's provenance and written only if the graph
+        did not change meanwhile; else it is worked out again, up to FORGET_ATTEMPTS times.
+        """
+        for _attempt in range(FORGET_ATTEMPTS):
+            provenance = self._store.provenance(owner, message_id)
+            if provenance is None:
+                return Forgotten(
+                    owner=owner, message_id=message_id, found=False, deleted={}, rewritten={}
+                )
+            forgetting, rewritten = self.forgetting(provenance)
+            if self._store.forget_turn(owner, forgetting):
+                if isinstance(self._embedder, CachedEmbedder):
+                    self._embedder.forget(
+                        [provenance.turn.text, *(item.memory.text for item in provenance.memories)]
+                    )
+                deleted = Counter(label for label, _id in forgetting.deleted)
+                return Forgotten(
+                    owner=owner,
+                    message_id=message_id,
+                    found=True,
+                    deleted={"Turn": 1, **deleted},
+                    rewritten=dict(rewritten),
+                )
+        raise ConflictError(
+            f"message {message_id!r} of owner {owner} changed {FORGET_ATTEMPTS} times while it"
+            " was being forgotten (new turns or a sleep job touching it); try again"
+        )
 
     def forgetting(self, provenance: Provenance) -> tuple[Forgetting, Counter[str]]:
         """Every change that forgetting the turn makes, and what it rewrites, counted by kind."""

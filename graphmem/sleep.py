@@ -1,4 +1,4 @@
-"""The sleep job's steps: dialogue summaries with their major events, and consolidation of facts.
+"""The sleep job: dialogue summaries with their major events, consolidation of facts, re-tiering.
 
 Both are driven by marks in the graph (a turn awaiting its summary, a memory awaiting
 consolidation), and each item is written by a store call that also clears its mark (several
@@ -9,13 +9,14 @@ from, so a redone item is the same.
 """
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from graphmem.cognition.base import (
-    Cognition,
+    CountedCognition,
     Dialogue,
     DialogueLine,
     EventTag,
@@ -33,6 +34,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settleme
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
+from graphmem.results import SleepProgress, SleepReport
 from graphmem.store.base import EventChange, Store, SummaryChange
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
@@ -137,7 +139,7 @@ class Sleep:
         self,
         store: Store,
         embedder: Embedder,
-        cognition: Cognition,
+        cognition: CountedCognition,
         *,
         attention: AttentionPolicy,
         tiers: TierPolicy,
@@ -151,6 +153,51 @@ class Sleep:
         self._tiers = tiers
         self._beliefs = beliefs
         self._summaries = summaries
+
+    def run(
+        self,
+        owner: str,
+        now: datetime,
+        *,
+        derive_pending: Callable[[str, Callable[[str], None]], Counter[str]],
+        progress: Callable[[SleepProgress], None] | None,
+    ) -> SleepReport:
+        """The whole job for one owner: pending turns, summaries, consolidation, re-tiering.
+
+        `derive_pending(owner, done)` derives the owner's pending turns (the observe pipeline's
+        work, which the job finishes) and counts them; `progress` hears about every item of
+        every step (GraphMem.consolidate says what the job guarantees).
+        """
+        started = time.perf_counter()
+        calls_before = Counter(self._cognition.calls)
+        steps: Counter[str] = Counter()
+
+        def done(step: str) -> None:
+            """Count an item of `step` done and tell `progress`."""
+            steps[step] += 1
+            if progress is not None:
+                calls = sum(self._cognition.calls.values()) - sum(calls_before.values())
+                progress(
+                    SleepProgress(
+                        owner=owner,
+                        step=step,
+                        done=steps[step],
+                        model_calls=calls,
+                        seconds=time.perf_counter() - started,
+                    )
+                )
+
+        counts = derive_pending(owner, done)
+        counts.update(self.summarise(owner, everything=True, done=done))
+        counts.update(self.consolidate(owner, now, done=done))
+        counts["retiered"] = self._store.retier(owner, now, self._attention, self._tiers)
+        done("re-tier")
+        return SleepReport(
+            owner=owner,
+            counts=dict(counts),
+            model_calls=dict(self._cognition.calls - calls_before),
+            seconds=time.perf_counter() - started,
+        )
 
     def summarise(
         self,

@@ -1,0 +1,188 @@
+"""What callers hand the facade, checked: times, queries, items to observe, recall's options.
+
+Each check raises InvalidInputError naming the problem, before anything is stored or read.
+The checks of single values (owner, text, identifiers) are the model's own (graphmem.model);
+this module applies them to what the facade's verbs take.
+"""
+
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from graphmem.errors import InvalidInputError
+from graphmem.model import MAX_TEXT_CHARS, Turn, check_speaker, check_text
+from graphmem.retrieval import PRESETS, Query, QueryTurn, Weights
+from graphmem.store.base import OwnerGraph
+
+OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}
+"""What an item given to `observe_many` may say."""
+
+T = TypeVar("T")
+
+
+@contextmanager
+def as_invalid_input() -> Iterator[None]:
+    """Report validation failures of caller input as InvalidInputError."""
+    try:
+        yield
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, item['loc'])) or 'input'}: "
+            + item["msg"].removeprefix("Value error, ")
+            for item in error.errors()
+        )
+        raise InvalidInputError(problems) from None
+    except ValueError as error:
+        raise InvalidInputError(str(error)) from None
+
+
+def checked(check: Callable[[object], T], value: object) -> T:
+    """Run a model check on caller input, reporting failure as InvalidInputError."""
+    with as_invalid_input():
+        return check(value)
+
+
+def is_number(value: object) -> bool:
+    """Whether a caller's value is an int or a float (a bool is neither here)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def aware(moment: object) -> datetime:
+    """Return a timezone-aware datetime unchanged, else raise ValueError."""
+    if not isinstance(moment, datetime):
+        raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("at must be timezone-aware")
+    return moment
+
+
+def moment_or_now(at: object) -> datetime:
+    """A verb's `at`, checked to be timezone-aware; the current time if it is None."""
+    return checked(aware, at if at is not None else datetime.now(UTC))
+
+
+def query_of(query: object) -> Query:
+    """A recall's query as a Query if it is a text or a list of turns, else ValueError."""
+    if isinstance(query, str):
+        return Query.of(check_text(query))
+    if not isinstance(query, Sequence) or not query:
+        raise ValueError(
+            "query must be a text or a non-empty list of {speaker, text} turns,"
+            f" not {type(query).__name__}"
+        )
+    turns = []
+    for index, turn in enumerate(query):
+        if isinstance(turn, Mapping) and set(turn) <= {"speaker", "text"} and "text" in turn:
+            turns.append(
+                QueryTurn(
+                    speaker=check_speaker(turn.get("speaker", "")), text=check_text(turn["text"])
+                )
+            )
+        elif isinstance(turn, QueryTurn):
+            turns.append(turn)
+        else:
+            raise ValueError(f"query turn {index} must be {{speaker, text}}, not {turn!r:.80}")
+    if sum(len(turn.text) for turn in turns) > MAX_TEXT_CHARS:
+        raise ValueError(f"query has more than {MAX_TEXT_CHARS} characters")
+    return Query(turns=turns)
+
+
+def recall_weights(k: int, motivation: float | None, weights: Weights | str, most: int) -> Weights:
+    """Check a recall's k (1 to `most`), motivation (0-10 or None) and weights; the weights."""
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= most:
+        raise InvalidInputError(f"k is {k!r}; it must be a whole number between 1 and {most}")
+    if motivation is not None and not (is_number(motivation) and 0 <= motivation <= 10):
+        raise InvalidInputError(
+            f"motivation is {motivation!r}; it must be a number between 0 and 10"
+        )
+    if isinstance(weights, str):
+        if weights not in PRESETS:
+            raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")
+        return PRESETS[weights]
+    if not isinstance(weights, Weights):
+        raise InvalidInputError(
+            f"weights must be a preset name or Weights, not {type(weights).__name__}"
+        )
+    return weights
+
+
+def check_loadable(graph: OwnerGraph, dimensions: int, most: int) -> None:
+    """Refuse a graph to `load` of more than `most` nodes and edges, or of foreign embeddings.
+
+    An embedding whose size is not `dimensions` (the memory's embedder's) comes from an export
+    made with another embedder.
+    """
+    items = len(graph.nodes) + len(graph.links)
+    if items > most:
+        raise InvalidInputError(
+            f"the graph holds {items} nodes and edges; load at most {most} at a"
+            " time (nodes before the edges between them)"
+        )
+    for node in graph.nodes:
+        embedding = getattr(node, "embedding", None)
+        if embedding is not None and len(embedding) != dimensions:
+            raise InvalidInputError(
+                f"{type(node).__name__} {node.id} has an embedding of {len(embedding)}"
+                f" numbers; this memory's embedder makes {dimensions}"
+            )
+
+
+def observed_turns(owner: str, items: object) -> list[Turn]:
+    """The pending turns of a batch to observe, in order, each item checked.
+
+    A batch is a non-empty list of `{text, message_id, at, speaker, session}` maps (all but
+    text optional); a turn without a message id gets a new uuid, one without `at` the current
+    time. One message id given twice with different texts is refused.
+    """
+    listed = _listed(items)
+    turns = []
+    for index, item in enumerate(listed):
+        try:
+            with as_invalid_input():
+                turns.append(_turn(owner, item))
+        except InvalidInputError as error:
+            if len(listed) == 1:
+                raise
+            raise InvalidInputError(f"item {index}: {error}") from None
+    texts: dict[str, str] = {}
+    conflicts = {turn.id for turn in turns if texts.setdefault(turn.id, turn.text) != turn.text}
+    if conflicts:
+        named = ", ".join(map(repr, sorted(conflicts)))
+        raise InvalidInputError(f"message ids {named} come twice with different texts")
+    return turns
+
+
+def _listed(items: object) -> list[Mapping[str, Any]]:
+    """Return a batch of items to observe as a list if it is a non-empty list of mappings."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence) or not items:
+        raise InvalidInputError("items must be a non-empty list of {text, message_id, ...} maps")
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            raise InvalidInputError(f"item {index} must be a map, not {type(item).__name__}")
+        unknown = set(item) - OBSERVED_FIELDS
+        if unknown or "text" not in item:
+            raise InvalidInputError(
+                f"item {index} must have a text and only {sorted(OBSERVED_FIELDS)},"
+                f" not {sorted(map(str, item))}"
+            )
+    return list(items)
+
+
+def _turn(owner: str, item: Mapping[str, Any]) -> Turn:
+    """The pending turn of an item to observe (a new uuid without a message id, now without at)."""
+    message_id = item.get("message_id")
+    at = item.get("at")
+    return Turn(
+        id=message_id if message_id is not None else str(uuid.uuid4()),
+        owner=owner,
+        text=item["text"],
+        created_at=aware(at if at is not None else datetime.now(UTC)),
+        speaker=item.get("speaker", "user"),
+        session=item.get("session", ""),
+        pending=True,
+        awaiting_summary=True,
+    )

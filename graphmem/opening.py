@@ -1,0 +1,106 @@
+"""What `GraphMem.open` makes of settings: the model endpoint, embedder, cognition and store."""
+
+from contextlib import ExitStack
+from dataclasses import dataclass
+
+from graphmem.cognition.base import Cognition
+from graphmem.cognition.offline import OfflineCognition
+from graphmem.cognition.openai import OpenAICognition
+from graphmem.config import Settings
+from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
+from graphmem.errors import ConfigurationError
+from graphmem.openai_endpoint import OpenAIEndpoint, ResponseCache
+from graphmem.store.base import Store
+from graphmem.store.neo4j import Neo4jStore
+from graphmem.store.networkx import NetworkXStore
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What a memory is made of, opened: its store (schema ready), embedder and cognition.
+
+    `endpoint` is the OpenAI-compatible endpoint that the embedder or the cognition use, if
+    the settings name one; whoever holds the parts closes it with the store and the embedder.
+    """
+
+    store: Store
+    embedder: CachedEmbedder
+    cognition: Cognition
+    endpoint: OpenAIEndpoint | None
+
+
+def open_parts(
+    settings: Settings, *, cognition: Cognition | None, embedder: Embedder | None
+) -> Parts:
+    """Open the parts the settings name; a cognition or embedder given replaces theirs.
+
+    The embedder, given or not, is cached as the settings say (`embedding_cache`). If a step
+    fails, what the steps before it opened is closed again.
+    """
+    if settings.store == "neo4j" and settings.neo4j_password is None:
+        raise ConfigurationError("the neo4j store needs GRAPHMEM_NEO4J_PASSWORD")
+    model_cognition = cognition is None and settings.cognition == "openai"
+    model_embedder = embedder is None and settings.embedder == "openai"
+    with ExitStack() as opened:
+        endpoint = _endpoint(settings) if model_cognition or model_embedder else None
+        if endpoint is not None:
+            opened.callback(endpoint.close)
+        if embedder is None:
+            embedder = _embedder(settings, endpoint)
+        cached = CachedEmbedder(embedder, settings.embedding_cache)
+        opened.callback(cached.close)
+        if cognition is None:
+            cognition = OfflineCognition()
+            if endpoint is not None and model_cognition:
+                cognition = OpenAICognition(endpoint, settings.openai_chat_model)
+        store: Store
+        if settings.store == "neo4j":
+            assert settings.neo4j_password is not None
+            store = Neo4jStore.connect(
+                settings.neo4j_uri,
+                settings.neo4j_user,
+                settings.neo4j_password,
+                settings.neo4j_database,
+            )
+        else:
+            store = NetworkXStore.open(settings.path)
+        opened.callback(store.close)
+        store.prepare(cached.dimensions)
+        opened.pop_all()
+    return Parts(store=store, embedder=cached, cognition=cognition, endpoint=endpoint)
+
+
+def cognition_name(cognition: Cognition) -> str:
+    """How a health report names a cognition: offline rules, its chat model, or its class."""
+    if isinstance(cognition, OfflineCognition):
+        return "offline rules"
+    if isinstance(cognition, OpenAICognition):
+        return f"chat model {cognition.model}"
+    return type(cognition).__name__
+
+
+def _endpoint(settings: Settings) -> OpenAIEndpoint:
+    """The OpenAI-compatible endpoint the settings name, for the embedder or the cognition."""
+    if settings.openai_api_key is None:
+        raise ConfigurationError("the openai embedder and cognition need GRAPHMEM_OPENAI_API_KEY")
+    cache = settings.openai_response_cache
+    return OpenAIEndpoint(
+        settings.openai_base_url,
+        settings.openai_api_key,
+        timeout_seconds=settings.openai_timeout_seconds,
+        max_retries=settings.openai_max_retries,
+        backoff_seconds=settings.openai_backoff_seconds,
+        max_concurrent=settings.openai_max_concurrent,
+        json_mode=None if settings.openai_json_mode == "auto" else settings.openai_json_mode,
+        cache=None if cache is None else ResponseCache(cache),
+        max_tokens=settings.openai_max_tokens,
+    )
+
+
+def _embedder(settings: Settings, endpoint: OpenAIEndpoint | None) -> Embedder:
+    """The embedder the settings name."""
+    if settings.embedder == "openai" and endpoint is not None:
+        return OpenAIEmbedder(
+            endpoint, settings.openai_embedding_model, settings.openai_embedding_dimensions
+        )
+    return E5Embedder()
