@@ -18,8 +18,9 @@ from neo4j.graph import Path as GraphPath  # noqa: TID251
 
 from graphmem.demo import DEMO_OWNER
 from graphmem.embedding import CachedEmbedder
-from graphmem.memory import GraphMem, Health
+from graphmem.memory import GraphMem
 from graphmem.model import LinkType, Turn
+from graphmem.results import Health
 
 from .conftest import ROOT, Neo4jServer
 

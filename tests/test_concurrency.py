@@ -17,8 +17,9 @@ import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.attention import AttentionPolicy
-from graphmem.memory import GraphMem, Recall
+from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
+from graphmem.results import Recall
 
 from .conftest import Neo4jServer
 

@@ -25,9 +25,10 @@ from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, ModelError
-from graphmem.memory import Forgotten, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
+from graphmem.results import Forgotten
 from graphmem.sleep import dialogue
 from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
