@@ -2,17 +2,7 @@
 
 The others: health, forget (messages, with what derives from them), export, import,
 forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
-server).
-
-`import-history` reads a user's old chats in either of two formats, told apart by the file's
-first character that is not whitespace. `{` starts JSON lines of messages, read as `observe`
-reads them. Anything else is read as one JSON document: a list of OpenAI-style chat sessions
-(as LongMemEval's haystacks are), each a list of `{"role": ..., "content": ...}` messages or an
-object `{"session": ID, "at": ISO-TIME, "messages": [...]}` (only messages required). A message
-becomes a turn with text = content, speaker = role, session = the session's id (else its number
-in the file, from 1) and id "SESSION:N" for its Nth message, so importing a file again stores
-nothing new; its time is the session's `at` plus one second a message. Sessions without `at`
-follow one another a minute apart, the last message at `--at` (default now).
+server). `graphmem import-history --help` describes the two formats of a chat history.
 """
 
 import argparse
@@ -21,197 +11,27 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
-from itertools import chain
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from graphmem import __version__
 from graphmem.config import Settings
-from graphmem.demo import LANGUAGES, default_language, run_demo
+from graphmem.demo import default_language, run_demo
+from graphmem.demo_story import LANGUAGES
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.memory import (
-    MAX_LOAD_ITEMS,
-    OBSERVE_CHUNK,
-    GraphMem,
+from graphmem.file_formats import export_records, read_export, read_history, read_messages
+from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
+from graphmem.model import Link, LinkType, Node, Turn
+from graphmem.results import (
+    GraphCounts,
     Health,
     Observation,
+    OwnerGraph,
     SleepProgress,
     SleepReport,
 )
-from graphmem.model import (
-    Link,
-    LinkType,
-    Node,
-    Turn,
-    check_identifier,
-    check_session,
-    check_speaker,
-    check_text,
-)
 from graphmem.retrieval import PRESETS
-from graphmem.store.base import GraphCounts, OwnerGraph, parse_record
-
-EXPORT_FORMAT = "graphmem-export"
-EXPORT_VERSION = 1
-MESSAGE_FIELDS = {"text", "id", "at", "speaker", "session"}
-"""The keys of one observed message (a JSON object per line); only text is required."""
-SESSION_FIELDS = {"session", "at", "messages"}
-"""The keys of one chat session given as an object; only messages is required."""
-MESSAGE_GAP = timedelta(seconds=1)
-"""The time between the messages of an imported chat session."""
-SESSION_GAP = timedelta(minutes=1)
-"""The time between imported chat sessions that come without their own time."""
-
-
-def json_line(line: str, number: int) -> Any:
-    """One line of JSON input, or InvalidInputError naming the line."""
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise InvalidInputError(f"line {number}: not JSON: {error}") from None
-
-
-def json_kind(value: object) -> str:
-    """What a parsed JSON value is, in JSON's words ("a number", "a list", "null"...)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
-def field_kind(fields: dict[str, Any], key: str) -> str:
-    """What the value of a key of a JSON object is, or "missing"."""
-    return json_kind(fields[key]) if key in fields else "missing"
-
-
-def parse_moment(at: object) -> datetime:
-    """An ISO 8601 time with a UTC offset as a datetime, else ValueError naming the problem."""
-    if not isinstance(at, str):
-        raise ValueError(f"at must be an ISO 8601 string, not {json_kind(at)}")
-    moment = datetime.fromisoformat(at)
-    if moment.utcoffset() is None:
-        raise ValueError(f"at {at!r} has no timezone")
-    return moment
-
-
-def read_message(line: str, number: int) -> dict[str, Any]:
-    """One observed message of a JSON line as an `observe_many` item, or InvalidInputError."""
-    message = json_line(line, number)
-    if not isinstance(message, dict) or not isinstance(message.get("text"), str):
-        raise InvalidInputError(f"line {number}: not an object with a text string")
-    unknown = sorted(set(message) - MESSAGE_FIELDS)
-    if unknown:
-        raise InvalidInputError(
-            f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
-        )
-    try:
-        return {
-            "text": check_text(message["text"]),
-            "message_id": None if message.get("id") is None else check_identifier(message["id"]),
-            "at": None if message.get("at") is None else parse_moment(message["at"]),
-            "speaker": check_speaker(message.get("speaker", "user")),
-            "session": check_session(message.get("session", "")),
-        }
-    except (TypeError, ValueError) as error:
-        raise InvalidInputError(f"line {number}: {error}") from None
-
-
-def read_messages(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The `observe_many` items of JSON lines of messages, blank lines skipped, as they are read."""
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield read_message(line, number)
-
-
-def read_session(session: object, number: int) -> tuple[str, datetime | None, list[Any]]:
-    """The id, time (None if not given) and messages of the `number`th chat session of a file."""
-    if isinstance(session, list):
-        return str(number), None, session
-    if not isinstance(session, dict):
-        raise InvalidInputError(
-            f"session {number}: {json_kind(session)}, neither a list of messages"
-            " nor an object with messages"
-        )
-    unknown = sorted(set(session) - SESSION_FIELDS)
-    if unknown:
-        raise InvalidInputError(
-            f"session {number}: unknown keys {unknown}; known: {sorted(SESSION_FIELDS)}"
-        )
-    if not isinstance(session.get("messages"), list):
-        kind = field_kind(session, "messages")
-        raise InvalidInputError(f"session {number}: messages must be a list, not {kind}")
-    try:
-        key = str(number) if session.get("session") is None else check_session(session["session"])
-        at = None if session.get("at") is None else parse_moment(session["at"])
-    except ValueError as error:
-        raise InvalidInputError(f"session {number}: {error}") from None
-    return key, at, session["messages"]
-
-
-def read_chat_message(message: object, where: str) -> tuple[str, str]:
-    """The role and content of one OpenAI-style chat message, or InvalidInputError at `where`."""
-    if not isinstance(message, dict):
-        raise InvalidInputError(
-            f"{where}: {json_kind(message)}, not an object with role and content"
-        )
-    if not isinstance(message.get("content"), str):
-        kind = field_kind(message, "content")
-        raise InvalidInputError(f"{where}: content must be a string, not {kind}")
-    if not isinstance(message.get("role"), str):
-        raise InvalidInputError(
-            f"{where}: role must be a string, not {field_kind(message, 'role')}"
-        )
-    return message["role"], message["content"]
-
-
-def read_sessions(sessions: list[Any], start: datetime) -> list[dict[str, Any]]:
-    """The `observe_many` items of a JSON list of chat sessions, in order, all checked first.
-
-    Sessions without their own time follow one another SESSION_GAP apart, the last of their
-    messages at `start` (so none is in the future of `start`); a session's messages are
-    MESSAGE_GAP apart. A bad session or message raises InvalidInputError
-    naming it by its place in the file (session 2 message 3).
-    """
-    items = []
-    numbers: dict[str, int] = {}
-    """The place in the file of each session id seen, to refuse one id given twice."""
-    read = [read_session(session, number) for number, session in enumerate(sessions, start=1)]
-    untimed = [len(messages) for _key, at, messages in read if at is None and messages]
-    span = sum(untimed) * MESSAGE_GAP + len(untimed) * SESSION_GAP - MESSAGE_GAP - SESSION_GAP
-    untimed_start = start - span if untimed else start
-    for number, (key, at, messages) in enumerate(read, start=1):
-        if key in numbers:
-            raise InvalidInputError(
-                f"session {number}: id {key!r} is also session {numbers[key]}'s;"
-                " each session needs its own (it makes the message ids)"
-            )
-        numbers[key] = number
-        first = untimed_start if at is None else at
-        for place, message in enumerate(messages, start=1):
-            where = f"session {number} message {place}"
-            role, content = read_chat_message(message, where)
-            try:
-                items.append(
-                    {
-                        "text": check_text(content),
-                        "message_id": check_identifier(f"{key}:{place}"),
-                        "at": first + (place - 1) * MESSAGE_GAP,
-                        "speaker": check_speaker(role),
-                        "session": key,
-                    }
-                )
-            except ValueError as error:
-                raise InvalidInputError(f"{where}: {error}") from None
-        if at is None:
-            untimed_start = first + len(messages) * MESSAGE_GAP + SESSION_GAP
-    return items
 
 
 class ObserveProgress:
@@ -349,7 +169,7 @@ def run_import_history(
     as_json: bool,
     out: TextIO,
 ) -> None:
-    """Observe a chat history file (see the module docstring), `batch` messages a call.
+    """Observe a chat history file (see graphmem.file_formats), `batch` messages a call.
 
     Prints a summary line; with `as_json` the observations go to `out` as JSON lines and the
     summary to stderr. A JSON-lines file stops at a bad line, as `observe` does (the lines
@@ -361,27 +181,7 @@ def run_import_history(
     text = input_text(path)
     if not text.strip():
         raise InvalidInputError(f"nothing to import: {path} is empty")
-    if text.lstrip().startswith("{"):
-        lines = text.split("\n")
-        items = read_messages(lines)
-        total = sum(1 for line in lines if line.strip())
-    else:
-        try:
-            document = json.loads(text)
-        except (ValueError, RecursionError) as error:
-            raise InvalidInputError(
-                f"{path}: not JSON: {error} (a file that starts with '{{' is read as JSON lines"
-                " of messages, any other as one JSON list of chat sessions)"
-            ) from None
-        if not isinstance(document, list):
-            raise InvalidInputError(
-                f"{path} holds {json_kind(document)}: neither a JSON list of chat sessions"
-                " nor JSON lines of messages (a JSON object a line)"
-            )
-        messages = read_sessions(document, start)
-        if not messages:
-            raise InvalidInputError(f"nothing to import: {path} holds no messages")
-        items, total = iter(messages), len(messages)
+    items, total = read_history(text, path, start)
     tally = ImportTally()
 
     def show(observations: list[Observation]) -> None:
@@ -547,8 +347,7 @@ def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -
     """
     with GraphMem.open(settings) as memory:
         graph = memory.export(owner)
-    header = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "owner": owner}
-    lines = chain([header], graph.records())
+    lines = export_records(owner, graph)
     if path is None:
         for record in lines:
             print(json.dumps(record, ensure_ascii=False), file=out)
@@ -563,34 +362,13 @@ def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -
 
 def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
     """Load JSON lines written by `export` into the owner its header names."""
-    rows = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
-    if not rows:
-        raise InvalidInputError("nothing to import: the input is empty")
-    header = json_line(rows[0][1], rows[0][0])
-    if (
-        not isinstance(header, dict)
-        or header.get("format") != EXPORT_FORMAT
-        or header.get("version") != EXPORT_VERSION
-        or not isinstance(header.get("owner"), str)
-    ):
-        raise InvalidInputError(
-            f"line 1: not a {EXPORT_FORMAT} header of version {EXPORT_VERSION} with an owner"
-        )
-    items = []
-    for number, line in rows[1:]:
-        record = json_line(line, number)
-        try:
-            items.append(parse_record(record))
-        except InvalidInputError as error:
-            raise InvalidInputError(f"line {number}: {error}") from None
-    graph = OwnerGraph.of(items)
+    owner, graph = read_export(lines)
     turns = sorted(
         (node for node in graph.nodes if isinstance(node, Turn)),
         key=lambda turn: (turn.position is None, turn.position or 0),
     )  # in the order of their places, as each load places the turns it gets
     ordered = [*turns, *(node for node in graph.nodes if not isinstance(node, Turn))]
     parts: list[Node | tuple[str, str, Link]] = [*ordered, *graph.links]  # nodes, then edges
-    owner = header["owner"]
     with GraphMem.open(settings) as memory:
         for start in range(0, len(parts), MAX_LOAD_ITEMS):
             memory.load(owner, OwnerGraph.of(parts[start : start + MAX_LOAD_ITEMS]))
@@ -775,6 +553,7 @@ def parser() -> argparse.ArgumentParser:
     whom.add_argument("--owner", help="the owner whose memory it is about")
     whom.add_argument("--all", action="store_true", help="every owner, one after another")
     top = argparse.ArgumentParser(prog="graphmem", description=__doc__)
+    top.add_argument("--version", action="version", version=f"graphmem {__version__}")
     commands = top.add_subparsers(dest="command", required=True)
 
     add_demo(commands, common)

@@ -1,8 +1,8 @@
-"""The demo in Chinese: each English line of graphmem.demo with its translation.
+"""The demo in Chinese: each English line of graphmem.demo and demo_story, with its translation.
 
 The conversation uses the seed's own examples (桌上有喝了一半的牛奶, 我开始发烧了, 喉咙痛 and a
 cold, 迪士尼 twice half a year apart, weak hints of character). Keys are the English texts as
-graphmem.demo writes them, {fields} included; a translation keeps the same fields.
+the demo writes them, {fields} included; a translation keeps the same fields.
 """
 
 CHINESE = {

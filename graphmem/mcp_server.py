@@ -14,8 +14,9 @@ from pydantic import BaseModel, BeforeValidator, Field
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
-from graphmem.memory import MAX_RECALL, Forgotten, GraphMem, Observation, Recall, SleepReport
+from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import check_owner
+from graphmem.results import Forgotten, Observation, Recall, SleepReport
 
 try:
     from mcp.server import MCPServer

@@ -1,5 +1,6 @@
 """The command line as a user runs it: its verbs, settings and errors (the demo: test_demo.py)."""
 
+import importlib.metadata
 import json
 import subprocess
 import sys
@@ -9,13 +10,14 @@ from typing import Any
 
 import pytest
 
+import graphmem
 import graphmem.cli
 import graphmem.memory
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
-from graphmem.memory import GraphMem, Health
+from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.store.base import OwnerGraph
+from graphmem.results import Health, OwnerGraph
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked
 
@@ -39,6 +41,13 @@ def test_a_missing_password_is_reported_plainly() -> None:
     done = run_cli("demo", "--store", "neo4j", env=clean_env())
     assert done.returncode == 1
     assert done.stderr == "graphmem: the neo4j store needs GRAPHMEM_NEO4J_PASSWORD\n"
+
+
+def test_version_prints_the_version_of_the_installed_package() -> None:
+    done = run_cli("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"graphmem {graphmem.__version__}\n"
+    assert graphmem.__version__ == importlib.metadata.version("graphmem")
 
 
 def test_consolidate_runs_for_every_owner_with_log_lines(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from graphmem import demo
 from graphmem.config import Settings
+from graphmem.demo_story import columns
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 
@@ -277,7 +278,7 @@ def test_the_demo_reads_well_in_a_terminal(embedded: Played, in_chinese: Played)
     for played in (embedded, in_chinese):
         lines = played.output.splitlines()
         assert 80 <= len(lines) <= 150
-        assert max(demo.columns(line) for line in lines) <= 100  # a Chinese character takes two
+        assert max(columns(line) for line in lines) <= 100  # a Chinese character takes two
 
 
 def test_the_demo_tells_the_seed_stories_in_chinese(in_chinese: Played) -> None:
