@@ -1,4 +1,15 @@
-"""The Neo4j store: maps the model to flat node properties and runs the statements in cypher/."""
+"""The Neo4j store: maps the model to flat node properties and runs the statements in cypher/.
+
+One piece, though long: it is the one module that speaks to the driver (neo4j is imported here
+only), and each verb is short, one statement of cypher/ with the parameters it builds and the
+rows it reads back; the node properties below are the names those statements read and write,
+so a verb, its statement and its mapping are read and checked together. Preparing the schema,
+and giving the memories of a database an older graphmem wrote the `terms` they now carry, is a
+few statements run the same way. In order: loading cypher/; the model as node properties and
+back; the statements' parameters and rows; the Lucene queries of the lexical search; the store:
+its verbs, then running statements (transactions under the owner's write lock, the traffic
+counted, driver errors as graphmem's).
+"""
 
 import functools
 import logging
@@ -64,13 +75,8 @@ Done = TypeVar("Done")
 
 log = logging.getLogger("graphmem")
 
-ATTENTION_PROPERTIES = {
-    "long_term": "attention_long_term",
-    "long_term_at": "attention_long_term_at",
-    "short_term": "attention_short_term",
-    "short_term_at": "attention_short_term_at",
-}
-"""Attention is flattened into these node properties so Browser shows each part by name."""
+
+# -- the statements in cypher/ ---------------------------------------------------------------------
 
 
 def cypher_directory() -> Traversable:
@@ -99,6 +105,18 @@ def load_statement(name: str) -> LiteralString:
     return statements[0]
 
 
+# -- the model as flat node properties, and back ---------------------------------------------------
+
+
+ATTENTION_PROPERTIES = {
+    "long_term": "attention_long_term",
+    "long_term_at": "attention_long_term_at",
+    "short_term": "attention_short_term",
+    "short_term_at": "attention_short_term_at",
+}
+"""Attention is flattened into these node properties so Browser shows each part by name."""
+
+
 def _native(value: Any) -> Any:
     """Turn driver temporal values into Python ones; leave the rest alone."""
     return value.to_native() if hasattr(value, "to_native") else value
@@ -115,23 +133,6 @@ def _turn_row(turn: Turn) -> dict[str, Any]:
 def _turn_from(properties: Mapping[str, Any]) -> Turn:
     """A turn from its node properties."""
     return Turn.model_validate({key: _native(value) for key, value in properties.items()})
-
-
-def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:
-    """The parameters of save_summary.cypher for one summary and its events."""
-    return {
-        "owner": owner,
-        "summary": _memory_row(change.summary),
-        "turns": list(change.turns),
-        "events": [
-            {
-                "event": _event_row(event.event),
-                "previous": event.previous,
-                "members": list(event.members),
-            }
-            for event in change.events
-        ],
-    }
 
 
 def _memory_row(memory: Memory) -> dict[str, Any]:
@@ -197,6 +198,43 @@ def _unflattened(properties: Mapping[str, Any]) -> dict[str, Any]:
     return data
 
 
+NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
+    "Turn": _turn_from,
+    "Memory": _memory_from,
+    "Event": _event_from,
+    "Impression": _impression_from,
+}
+"""How each label's node properties become a model."""
+
+
+# -- the statements' parameters and rows -----------------------------------------------------------
+
+
+def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:
+    """The parameters of save_summary.cypher for one summary and its events."""
+    return {
+        "owner": owner,
+        "summary": _memory_row(change.summary),
+        "turns": list(change.turns),
+        "events": [
+            {
+                "event": _event_row(event.event),
+                "previous": event.previous,
+                "members": list(event.members),
+            }
+            for event in change.events
+        ],
+    }
+
+
+def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
+    """The attention half-lives in seconds, as the wake and re-tier statements take them."""
+    return {
+        "long_half_life": policy.long_term_half_life.total_seconds(),
+        "short_half_life": policy.short_term_half_life.total_seconds(),
+    }
+
+
 def _sourced_from(item: Mapping[str, Any]) -> Sourced:
     """A memory with its turns from a map of memory and turns."""
     return Sourced(
@@ -241,26 +279,40 @@ def _provenance_from(row: Mapping[str, Any]) -> Provenance:
     )
 
 
-NODE_READERS: dict[str, Callable[[Mapping[str, Any]], Node]] = {
-    "Turn": _turn_from,
-    "Memory": _memory_from,
-    "Event": _event_from,
-    "Impression": _impression_from,
-}
-"""How each label's node properties become a model."""
+def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
+    """A found memory from a map with memory, similarity and turns."""
+    return SimilarMemory(
+        memory=_memory_from(found["memory"]),
+        similarity=found["similarity"],
+        turns=[_turn_from(turn) for turn in found["turns"]],
+    )
 
 
-TERMS_BATCH = 5_000
-"""Memories given their terms in one transaction when an older graphmem's database is prepared."""
+def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:
+    """An edge with its end labels from [type, source, target, weight, sufficiency, belief, …]."""
+    kind, source, target, weight, sufficiency, belief, source_label, target_label = values
+    link = Link(
+        type=kind,
+        source=source,
+        target=target,
+        weight=weight,
+        sufficiency=sufficiency,
+        belief=belief,
+    )
+    return source_label, target_label, link
 
-INDEX_WAIT = 300
-"""Seconds `prepare` waits for the indexes to come online."""
 
-VECTOR_FETCH = 400
-"""Nearest neighbours asked of the vector index per similarity search, of which the best `limit`
-are kept: the index's graph search is approximate over many memories; asked for 400 (and
-exploring four times that, schema.cypher), it finds 99% of the true best 20 of an owner with
-10^5 memories among 2 x 10^5, against 97% when asked for 200 (benchmarks/README.md)."""
+def _rows(result: neo4j.Result) -> list[dict[str, Any]]:
+    """A result's records as dicts of their values as decoded.
+
+    Every statement returns maps, lists and values, never nodes, and Record.data() would walk
+    each nested value again in Python (a third of a recall's time).
+    """
+    keys = result.keys()
+    return [dict(zip(keys, record, strict=True)) for record in result]
+
+
+# -- the lexical search in Lucene ------------------------------------------------------------------
 
 
 def lucene_clause(term: str, boost: float) -> str:
@@ -286,45 +338,20 @@ def lucene_search(owner: str, clauses: Sequence[str]) -> str:
     return f'owner:"{owner}" AND ({" OR ".join(clauses)})'
 
 
-def _similar_from(found: Mapping[str, Any]) -> SimilarMemory:
-    """A found memory from a map with memory, similarity and turns."""
-    return SimilarMemory(
-        memory=_memory_from(found["memory"]),
-        similarity=found["similarity"],
-        turns=[_turn_from(turn) for turn in found["turns"]],
-    )
+# -- the store -------------------------------------------------------------------------------------
 
 
-def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:
-    """An edge with its end labels from [type, source, target, weight, sufficiency, belief, …]."""
-    kind, source, target, weight, sufficiency, belief, source_label, target_label = values
-    link = Link(
-        type=kind,
-        source=source,
-        target=target,
-        weight=weight,
-        sufficiency=sufficiency,
-        belief=belief,
-    )
-    return source_label, target_label, link
+TERMS_BATCH = 5_000
+"""Memories given their terms in one transaction when an older graphmem's database is prepared."""
 
+INDEX_WAIT = 300
+"""Seconds `prepare` waits for the indexes to come online."""
 
-def _half_lives(policy: AttentionPolicy) -> dict[str, float]:
-    """The attention half-lives in seconds, as the wake and re-tier statements take them."""
-    return {
-        "long_half_life": policy.long_term_half_life.total_seconds(),
-        "short_half_life": policy.short_term_half_life.total_seconds(),
-    }
-
-
-def _rows(result: neo4j.Result) -> list[dict[str, Any]]:
-    """A result's records as dicts of their values as decoded.
-
-    Every statement returns maps, lists and values, never nodes, and Record.data() would walk
-    each nested value again in Python (a third of a recall's time).
-    """
-    keys = result.keys()
-    return [dict(zip(keys, record, strict=True)) for record in result]
+VECTOR_FETCH = 400
+"""Nearest neighbours asked of the vector index per similarity search, of which the best `limit`
+are kept: the index's graph search is approximate over many memories; asked for 400 (and
+exploring four times that, schema.cypher), it finds 99% of the true best 20 of an owner with
+10^5 memories among 2 x 10^5, against 97% when asked for 200 (benchmarks/README.md)."""
 
 
 class Neo4jStore:
@@ -354,6 +381,8 @@ class Neo4jStore:
             driver.close()
             raise
         return store
+
+    # -- the verbs ---------------------------------------------------------------------------
 
     def prepare(self, dimensions: int) -> None:
         """Create constraints and indexes if missing; check the vector index size; wait for all.
@@ -948,9 +977,16 @@ class Neo4jStore:
         kinds = {entry["kind"]: entry["count"] for entry in row.pop("kinds")}
         return HealthCounts.model_validate({**row, "kinds": kinds})
 
+    def traffic(self) -> StoreTraffic:
+        """Write transactions committed and statements sent since the store was opened."""
+        with self._counting:
+            return StoreTraffic(transactions=self._transactions, statements=self._statements)
+
     def close(self) -> None:
         """Close the driver and its connections."""
         self._driver.close()
+
+    # -- running statements ------------------------------------------------------------------
 
     def _run(
         self, statement: LiteralString, parameters: dict[str, Any], *, read: bool = False
@@ -1026,11 +1062,6 @@ class Neo4jStore:
         with self._counting:
             self._transactions += transactions
             self._statements += statements
-
-    def traffic(self) -> StoreTraffic:
-        """Write transactions committed and statements sent since the store was opened."""
-        with self._counting:
-            return StoreTraffic(transactions=self._transactions, statements=self._statements)
 
     def _run_batched(
         self, statement: LiteralString, parameters: dict[str, Any]

@@ -1,25 +1,23 @@
-"""The embedded default store: the graph in process memory (networkx), kept safe in a file.
+"""The embedded default store: the graph in process memory (networkx), kept safe in files.
 
-Durability: every write is appended to a journal file and fsynced before the verb returns; the
-whole graph is written to a snapshot file from time to time and on close, by writing a temporary
-file and renaming it over the old one (atomic on POSIX), after which the journal is emptied. A
-crash at any moment therefore leaves the last snapshot intact and the journal holding everything
-written since; opening the store replays it. One process at a time may open a file (flock).
+One piece, though long: the graph and the indexes kept beside it (ids by owner and label, the
+marks of work to do, content terms, sessions, causes, embeddings as arrays) are one structure
+under one lock. Every verb reads it; every write is a change, journalled, then made to it by the
+appliers below, which make it again when the journal is replayed; and networkx, which holds the
+graph, is imported in this module only. The files it is kept in, a journal of the changes and a
+snapshot, and their format are graphmem.store.journal's. In order: the verbs of the Store
+protocol; the changes and how they apply; the reads they share; loading and snapshotting.
 """
 
-import fcntl
-import os
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, TypeAlias
+from typing import Any, TypeAlias
 
 import networkx as nx
 import numpy as np
-import orjson
-from pydantic import BaseModel
 
 from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import (
@@ -69,10 +67,9 @@ from graphmem.store.base import (
     searched_terms,
     term_rarity,
 )
+from graphmem.store.journal import Journal
 from graphmem.terms import terms as content_terms
 
-FORMAT = "graphmem-networkx"
-VERSION = 1
 NodeKey = tuple[str, str, str]
 """A node of the graph is keyed by (owner, label, id)."""
 MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
@@ -80,15 +77,6 @@ MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
 
 WAKE_EDGES = (LinkType.RELATED.value, LinkType.CAUSES.value, LinkType.PART_OF.value)
 """Regional wake-up spreads along these edges, in both directions."""
-
-
-def _json_form(value: object) -> Any:
-    """A model in a journal entry or a snapshot as JSON: its fields (an edge: those set)."""
-    if isinstance(value, Link):
-        return value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    raise TypeError(f"{type(value).__name__} is not stored as JSON")
 
 
 def searchable(memory: Memory) -> bool:
@@ -100,7 +88,8 @@ class NetworkXStore:
     """The store kept in process memory, optionally persisted to a snapshot file plus a journal."""
 
     def __init__(self, path: Path | None = None, snapshot_every: int = 1000) -> None:
-        self._path = path
+        self._journal = None if path is None else Journal(path)
+        """The files the store is kept in; None for an in-memory store, and once closed."""
         self._snapshot_every = snapshot_every
         self._graph: nx.MultiDiGraph[NodeKey] = nx.MultiDiGraph()
         self._ids: dict[tuple[str, str], dict[str, None]] = {}
@@ -120,11 +109,8 @@ class NetworkXStore:
         """Per (owner, memory id): the version last searched, its embedding as an array, and
         that version without its embedding (what a search returns)."""
         self._lock = threading.RLock()
-        self._sequence = 0
         self._unsnapshotted = 0
         self._transactions = 0
-        self._journal: IO[bytes] | None = None
-        self._lock_file: IO[bytes] | None = None
 
     @classmethod
     def open(cls, path: Path | None = None, snapshot_every: int = 1000) -> "NetworkXStore":
@@ -686,18 +672,6 @@ class NetworkXStore:
                 links=self._links_among(owner, left_out.union(memory.id for memory in memories)),
             )
 
-    def _links_among(self, owner: str, ids: set[str]) -> list[Link]:
-        """The edges between the given memories, ordered by type, source and target."""
-        keys = {(owner, "Memory", memory_id) for memory_id in ids}
-        links: list[Link] = [
-            attributes["link"]
-            for key in keys
-            if key in self._graph
-            for _source, target, attributes in self._graph.out_edges(key, data=True)
-            if target in keys
-        ]
-        return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
-
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
         with self._lock:
@@ -860,7 +834,7 @@ class NetworkXStore:
             return StoreTraffic(transactions=self._transactions, statements=0)
 
     def close(self) -> None:
-        """Write a final snapshot and release the file; the store is not used afterwards."""
+        """Write a final snapshot and release the files; the store is not used afterwards."""
         with self._lock:
             try:
                 if self._journal is not None and self._unsnapshotted:
@@ -869,78 +843,18 @@ class NetworkXStore:
                 if self._journal is not None:
                     self._journal.close()
                     self._journal = None
-                if self._lock_file is not None:
-                    self._lock_file.close()
-                    self._lock_file = None
 
     # -- changes: every write goes through the journal, then into the graph --------------------
 
     def _write(self, change: dict[str, Any]) -> None:
         """Journal a change (fsynced when persisted), apply it, and snapshot when due."""
-        self._sequence += 1
-        change["sequence"] = self._sequence
         if self._journal is not None:
-            self._journal.write(
-                orjson.dumps(change, default=_json_form, option=orjson.OPT_APPEND_NEWLINE)
-            )
-            self._journal.flush()
-            os.fsync(self._journal.fileno())
+            self._journal.append(change)
         self._apply(change)
         self._transactions += 1
         self._unsnapshotted += 1
         if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
             self._snapshot()
-
-    def _measure(
-        self, memories: Sequence[Memory], embedding: Embedding, similarity: dict[str, float]
-    ) -> None:
-        """Add to `similarity` each memory's similarity to the embedding that it lacks."""
-        unmeasured = [memory for memory in memories if memory.id not in similarity]
-        similarity.update(
-            zip(
-                (memory.id for memory in unmeasured),
-                self._similarities(unmeasured, embedding),
-                strict=True,
-            )
-        )
-
-    def _similarities(self, memories: Sequence[Memory], embedding: Embedding) -> list[float]:
-        """The cosine similarity of each stored memory's embedding to an embedding."""
-        if not memories:
-            return []
-        similarities: list[float] = self._similarity_matrix(memories, [embedding])[0].tolist()
-        return similarities
-
-    def _similarity_matrix(
-        self, memories: Sequence[Memory], embeddings: Sequence[Embedding]
-    ) -> "np.ndarray[Any, np.dtype[np.float64]]":
-        """For each embedding (a row), the cosine similarity of each stored memory's to it."""
-        matrix = np.stack([self._searched(memory)[0] for memory in memories])
-        queries = np.array(embeddings, dtype=np.float64)
-        norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
-        similarities: np.ndarray[Any, np.dtype[np.float64]] = inner_products(
-            queries, matrix
-        ) / np.where(norms == 0.0, 1.0, norms)
-        return similarities
-
-    def _searched(self, memory: Memory) -> "tuple[np.ndarray[Any, np.dtype[np.float64]], Memory]":
-        """A stored memory's embedding as an array and the memory without it, kept per version."""
-        key = (memory.owner, memory.id)
-        kept = self._vectors.get(key)
-        if kept is None or kept[0] is not memory:
-            kept = (
-                memory,
-                np.asarray(memory.embedding, dtype=np.float64),
-                memory.model_copy(update={"embedding": None}),
-            )
-            self._vectors[key] = kept
-        return kept[1], kept[2]
-
-    def _found(self, memory: Memory, similarity: float) -> SimilarMemory:
-        """A search result: the memory without its embedding, its similarity and its turns."""
-        return SimilarMemory(
-            memory=self._searched(memory)[1], similarity=similarity, turns=self._turns_of(memory)
-        )
 
     def _put(self, nodes: Sequence[Node]) -> None:
         """Journal and apply new versions of existing nodes."""
@@ -951,34 +865,6 @@ class NetworkXStore:
                     "nodes": [{"label": type(node).__name__, "node": node} for node in nodes],
                 }
             )
-
-    def _wake_neighbours(self, owner: str, node: NodeRef) -> list[tuple[NodeRef, float]]:
-        """Memories and events next to a node along wake-up edges, one entry per edge."""
-        node_id, label = node
-        key: NodeKey = (owner, label, node_id)
-        found = []
-        for source, target, edge_type, link in [
-            *self._graph.out_edges(key, keys=True, data="link"),
-            *self._graph.in_edges(key, keys=True, data="link"),
-        ]:
-            other = target if source == key else source
-            if edge_type in WAKE_EDGES and other[1] in ("Memory", "Event"):
-                found.append(((other[2], other[1]), link.strength))
-        return found
-
-    def _linked(self, owner: str, memory_id: str) -> list[tuple[NodeRef, float]]:
-        """A memory's neighbours along wake-up edges, and its event mates (strength 1)."""
-        neighbours = self._wake_neighbours(owner, (memory_id, "Memory"))
-        mates = [
-            ((source[2], source[1]), 1.0)
-            for (event_id, label), _weight in neighbours
-            if label == "Event"
-            for source, _target, edge_type in self._graph.in_edges(
-                (owner, "Event", event_id), keys=True
-            )
-            if edge_type == LinkType.PART_OF.value and source[2] != memory_id
-        ]
-        return neighbours + mates
 
     def _apply(self, change: dict[str, Any]) -> None:
         """Apply one journalled change to the graph; applying it twice changes nothing more."""
@@ -1414,114 +1300,125 @@ class NetworkXStore:
             memory=self._graph.nodes[key]["node"], newer=sorted(newer), older=sorted(older)
         )
 
+    def _links_among(self, owner: str, ids: set[str]) -> list[Link]:
+        """The edges between the given memories, ordered by type, source and target."""
+        keys = {(owner, "Memory", memory_id) for memory_id in ids}
+        links: list[Link] = [
+            attributes["link"]
+            for key in keys
+            if key in self._graph
+            for _source, target, attributes in self._graph.out_edges(key, data=True)
+            if target in keys
+        ]
+        return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
+
+    def _wake_neighbours(self, owner: str, node: NodeRef) -> list[tuple[NodeRef, float]]:
+        """Memories and events next to a node along wake-up edges, one entry per edge."""
+        node_id, label = node
+        key: NodeKey = (owner, label, node_id)
+        found = []
+        for source, target, edge_type, link in [
+            *self._graph.out_edges(key, keys=True, data="link"),
+            *self._graph.in_edges(key, keys=True, data="link"),
+        ]:
+            other = target if source == key else source
+            if edge_type in WAKE_EDGES and other[1] in ("Memory", "Event"):
+                found.append(((other[2], other[1]), link.strength))
+        return found
+
+    def _linked(self, owner: str, memory_id: str) -> list[tuple[NodeRef, float]]:
+        """A memory's neighbours along wake-up edges, and its event mates (strength 1)."""
+        neighbours = self._wake_neighbours(owner, (memory_id, "Memory"))
+        mates = [
+            ((source[2], source[1]), 1.0)
+            for (event_id, label), _weight in neighbours
+            if label == "Event"
+            for source, _target, edge_type in self._graph.in_edges(
+                (owner, "Event", event_id), keys=True
+            )
+            if edge_type == LinkType.PART_OF.value and source[2] != memory_id
+        ]
+        return neighbours + mates
+
+    def _measure(
+        self, memories: Sequence[Memory], embedding: Embedding, similarity: dict[str, float]
+    ) -> None:
+        """Add to `similarity` each memory's similarity to the embedding that it lacks."""
+        unmeasured = [memory for memory in memories if memory.id not in similarity]
+        similarity.update(
+            zip(
+                (memory.id for memory in unmeasured),
+                self._similarities(unmeasured, embedding),
+                strict=True,
+            )
+        )
+
+    def _similarities(self, memories: Sequence[Memory], embedding: Embedding) -> list[float]:
+        """The cosine similarity of each stored memory's embedding to an embedding."""
+        if not memories:
+            return []
+        similarities: list[float] = self._similarity_matrix(memories, [embedding])[0].tolist()
+        return similarities
+
+    def _similarity_matrix(
+        self, memories: Sequence[Memory], embeddings: Sequence[Embedding]
+    ) -> "np.ndarray[Any, np.dtype[np.float64]]":
+        """For each embedding (a row), the cosine similarity of each stored memory's to it."""
+        matrix = np.stack([self._searched(memory)[0] for memory in memories])
+        queries = np.array(embeddings, dtype=np.float64)
+        norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
+        similarities: np.ndarray[Any, np.dtype[np.float64]] = inner_products(
+            queries, matrix
+        ) / np.where(norms == 0.0, 1.0, norms)
+        return similarities
+
+    def _searched(self, memory: Memory) -> "tuple[np.ndarray[Any, np.dtype[np.float64]], Memory]":
+        """A stored memory's embedding as an array and the memory without it, kept per version."""
+        key = (memory.owner, memory.id)
+        kept = self._vectors.get(key)
+        if kept is None or kept[0] is not memory:
+            kept = (
+                memory,
+                np.asarray(memory.embedding, dtype=np.float64),
+                memory.model_copy(update={"embedding": None}),
+            )
+            self._vectors[key] = kept
+        return kept[1], kept[2]
+
+    def _found(self, memory: Memory, similarity: float) -> SimilarMemory:
+        """A search result: the memory without its embedding, its similarity and its turns."""
+        return SimilarMemory(
+            memory=self._searched(memory)[1], similarity=similarity, turns=self._turns_of(memory)
+        )
+
     # -- the files -----------------------------------------------------------------------------
 
-    def _journal_path(self) -> Path:
-        """Where the journal of this store's snapshot lives."""
-        assert self._path is not None
-        return self._path.with_name(self._path.name + ".journal")
-
     def _load(self) -> None:
-        """Lock the files, read the snapshot, replay the journal and start a fresh one."""
-        assert self._path is not None
-        try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock_file = self._path.with_name(self._path.name + ".lock").open("ab")
-        except OSError as error:
-            raise StoreError(f"cannot open the store at {self._path}: {error.strerror}") from None
-        try:
-            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock_file.close()
-            self._lock_file = None
-            raise StoreError(f"{self._path} is open in another process") from None
-        try:
-            if self._path.exists():
-                self._read_snapshot(self._path)
-            journal = self._journal_path()
-            self._replay(journal)
-            had_changes = journal.exists() and journal.stat().st_size > 0
-            self._journal = journal.open("ab")
-        except OSError as error:
-            self._lock_file.close()
-            self._lock_file = None
-            raise StoreError(f"cannot read the store at {self._path}: {error.strerror}") from None
-        if had_changes:
+        """Read the snapshot, replay the journal and, if it held anything, snapshot afresh."""
+        assert self._journal is not None
+        stored = self._journal.open()
+        for node in stored.nodes:
+            self._add_node(node)
+        for owner, source_label, target_label, link in stored.links:
+            self._add_link(owner, source_label, target_label, link)
+        for change in stored.changes:
+            self._apply(change)
+        if stored.journalled:
             self._snapshot()
 
-    def _read_snapshot(self, path: Path) -> None:
-        """Load the graph from a snapshot file."""
-        try:
-            data = orjson.loads(path.read_bytes())
-            if data.get("format") != FORMAT or data.get("version") != VERSION:
-                raise StoreError(f"{path} is not a graphmem {FORMAT} file of version {VERSION}")
-            for item in data["nodes"]:
-                self._add_node(NODE_LABELS[item["label"]].model_validate(item["node"]))
-            for item in data["links"]:
-                self._add_link(
-                    item["owner"],
-                    item["source_label"],
-                    item["target_label"],
-                    Link.model_validate(item["link"]),
-                )
-            self._sequence = data["sequence"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise StoreError(f"{path} is unreadable: {error}") from error
-
-    def _replay(self, journal: Path) -> None:
-        """Apply the journalled changes that are newer than the snapshot."""
-        if not journal.exists():
-            return
-        lines = journal.read_bytes().split(b"\n")
-        for number, line in enumerate(lines, start=1):
-            if not line:
-                continue
-            try:
-                change = orjson.loads(line)
-            except orjson.JSONDecodeError as error:
-                cut_short_by_a_crash = number == len(lines)  # so it was never acknowledged
-                if cut_short_by_a_crash:
-                    break
-                raise StoreError(f"{journal} line {number} is unreadable: {error}") from error
-            if change["sequence"] > self._sequence:
-                self._apply(change)
-                self._sequence = change["sequence"]
-
     def _snapshot(self) -> None:
-        """Write the graph to a temporary file, rename it over the snapshot, empty the journal."""
-        assert self._path is not None
+        """Write the whole graph to the snapshot file, which empties the journal."""
         assert self._journal is not None
-        data = {
-            "format": FORMAT,
-            "version": VERSION,
-            "sequence": self._sequence,
-            "nodes": [
-                {"label": label, "node": attributes["node"]}
+        self._journal.snapshot(
+            nodes=(
+                (label, attributes["node"])
                 for (_owner, label, _id), attributes in self._graph.nodes(data=True)
-            ],
-            "links": [
-                {
-                    "owner": source[0],
-                    "source_label": source[1],
-                    "target_label": target[1],
-                    "link": attributes["link"],
-                }
+            ),
+            links=(
+                (source[0], source[1], target[1], attributes["link"])
                 for source, target, attributes in self._graph.edges(data=True)
-            ],
-        }
-        temporary = self._path.with_name(self._path.name + ".tmp")
-        with temporary.open("wb") as file:
-            file.write(orjson.dumps(data, default=_json_form))
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, self._path)
-        directory = os.open(self._path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
-        self._journal.seek(0)
-        self._journal.truncate()
+            ),
+        )
         self._unsnapshotted = 0
 
 
