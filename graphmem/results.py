@@ -99,7 +99,7 @@ class Health(BaseModel):
     """One owner's memory at a glance: what it holds, the work left, and what may need a look.
 
     `counts` and `checks` come from the store; browser/queries.cypher has a query for each row
-    of the report that shows its nodes (README, "Health").
+    of the report that shows its nodes (docs/forgetting-and-health.md).
     """
 
     model_config = ConfigDict(frozen=True)

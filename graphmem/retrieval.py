@@ -311,7 +311,7 @@ PRESETS: dict[str, Weights] = {
 importance only breaks near-ties (Weights.tie_break_bound), and attention acts through the tiers
 it keeps memories in, not through the score: any weight on attention or on recency of access
 made the memories a recall woke outrank more relevant ones in later recalls (measured on LoCoMo
-and MADial, benchmarks/README.md), and equal weights let recency rank long histories by age (on
+and MADial when 0.1.0 chose them), and equal weights let recency rank long histories by age (on
 LoCoMo they drop evidence Recall@10 from 47 to 7). Speaker match counts 0.2: a question naming
 who spoke prefers their turns among near-equals, not over a better match by another (LoCoMo's
 adversarial questions name the wrong person: at 0.6 they lose 17 points of Recall@10 while its
@@ -319,7 +319,7 @@ other questions gain 2; at 0.2, 4 and 1.2). Asker match counts 0.6: a question i
 person asks of the asker's own life, which their own turns tell, while the agent's replies
 echo its words at length; no one names the asker by mistake, so it may weigh more (LongMemEval,
 whose questions are the user's: R@5 / NDCG@10 74.1 / 72.4 at 0.2, 79.5 / 76.0 at 0.6; 0.4-1.0
-measured, benchmarks/README.md; LoCoMo's questions are in the third person, MADial's banks one
+measured; CHANGELOG.md, 0.1.0; LoCoMo's questions are in the third person, MADial's banks one
 speaker's). Statement counts 0.5:
 a question that tells nothing of its speaker ("What inspired you to join it?") shares the words
 of a later question about the same thing but holds no answer: in LoCoMo's conversations 17.6% of

@@ -38,7 +38,7 @@ def _singular(word: str) -> str:
     Harman's S-stemmer (1991): -ies to -y, -es to -e, -s dropped, each but after the letters that
     make it no plural (-eies, -aies; -aes, -ees, -oes; -us, -ss). The first five letters alone
     left short plurals apart: dogs and dog, names and name, John's and John (on LoCoMo's dev
-    set Recall@10 81.9 → 82.3, multi-hop 48.9 → 50.1; benchmarks/README.md).
+    set Recall@10 81.9 → 82.3, multi-hop 48.9 → 50.1; CHANGELOG.md, 0.1.0).
     """
     word = word.removesuffix(POSSESSIVE)
     if word.endswith("ies") and not word.endswith(("eies", "aies")):
