@@ -40,3 +40,9 @@ def test_the_chinese_readme_has_the_english_concepts() -> None:
     chinese = CONCEPT.findall((ROOT / "README.zh-CN.md").read_text(encoding="utf-8"))
     assert len(english) >= 13
     assert chinese == english
+
+
+def test_the_readmes_stay_short() -> None:
+    # What graphmem is, the two commands, a tour and links: the manual lives in docs/.
+    for name in ("README.md", "README.zh-CN.md"):
+        assert len((ROOT / name).read_text(encoding="utf-8").splitlines()) <= 250, name
