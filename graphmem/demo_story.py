@@ -464,9 +464,10 @@ def fever_recall(demo: Demo) -> None:
     demo.show_recall(demo.recall(2, "08:00", "I started having a fever", k=3))
     demo.note(
         demo.say(
-            "rel = cosine similarity, lex = BM25 of shared words, imp = importance, att → now ="
-            " attention before and after this use woke it, rec = recency, assoc = relevance"
-            " gained from neighbours (↳ the one it came through most)"
+            "rel = cosine similarity, lex = shared words (BM25, 0-1 over those found),"
+            " imp = importance, att → now = attention before and after this use woke it,"
+            " rec = recency, assoc = relevance gained from neighbours"
+            " (↳ the one it came through most)"
         )
     )
     demo.show_said(demo.said(2, "08:01", "I started having a fever."))

@@ -139,9 +139,10 @@ class RecalledMemory(BaseModel):
     the query names), speaker match (to whom it names), asker match (to the one asking, for a
     query in the first person), statement (0 for a question that tells nothing of its speaker),
     importance, current attention, recency and the association received from neighbours;
-    `normalised` the same over the memories found; `score` their weighted sum; `via` the memory
-    whose relevance reached this one by association the most (a neighbouring turn's, a session
-    mate's or a linked memory's), if any.
+    `normalised` the same over the memories found, 0 for a component equal over them all;
+    `score` the weighted sum of `normalised`, such a component counted as 1 for every memory (a
+    constant cannot change the order); `via` the memory whose relevance reached this one by
+    association the most (a neighbouring turn's, a session mate's or a linked memory's), if any.
     """
 
     model_config = ConfigDict(frozen=True)

@@ -11,14 +11,17 @@ memory that tells something, 0 for a question that tells nothing of its speaker:
 first-person word), importance (its attention label), attention (current attention) and recency
 (0.995 ** hours since last access). Each but time match, speaker match and statement (already 0-1;
 the first two 0 for all when the query names no time or speaker) is min-max normalised over the
-memories found. Association (DESIGN.md section 4) then spreads the relevance part (weighted
-relevance + lexical) through the graph: a memory gains a share of the best relevance of the turns
-right before and after its own, of the best in its stretch of the session, and of the memories
-linked to it, so a memory that is relevant by association is found even when its words differ. A
-query that asks for many things ("how many", "in total", "所有") spreads less within a session: each
-further memory of a session keeps less of the session's share, so that one episode does not fill
-the list. The weighted sum is the score; every scored memory keeps its raw and normalised
-components, the association it received and the memory it came through.
+memories found; one equal over all of them separates none and shows 0 (so lexical is 0 for a
+memory that shares no word with the query), while the score counts it as 1 for every memory
+alike, which changes no order. Association (DESIGN.md section 4) then spreads the relevance part
+(weighted relevance + lexical, as the score counts them) through the graph: a memory gains a
+share of the best relevance of the turns right before and after its own, of the best in its
+stretch of the session, and of the memories linked to it, so a memory that is relevant by
+association is found even when its words differ. A query that asks for many things ("how many",
+"in total", "所有") spreads less within a session: each further memory of a session keeps less of
+the session's share, so that one episode does not fill the list. The weighted sum is the score;
+every scored memory keeps its raw and normalised components, the association it received and
+the memory it came through.
 """
 
 import re
@@ -331,8 +334,8 @@ DEFAULT_PRESET = "balanced"
 class Components(BaseModel):
     """The components of a score.
 
-    Association is spread from normalised relevance, and time match, speaker and asker match
-    and statement are 0-1 already, so their raw and normalised values are equal.
+    Association is spread from relevance as the score counts it, and time match, speaker and
+    asker match and statement are 0-1 already, so their raw and normalised values are equal.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -364,11 +367,23 @@ class Scored(BaseModel):
 
 
 def _normalised(values: list[float]) -> list[float]:
-    """Min-max normalisation; all-equal values count fully (1.0)."""
+    """Min-max normalisation to 0-1; all 0 when the values are equal (they separate nothing)."""
     low, high = min(values), max(values)
     if high == low:
-        return [1.0 for _ in values]
+        return [0.0 for _ in values]
     return [(value - low) / (high - low) for value in values]
+
+
+def _counted(values: list[float]) -> list[float]:
+    """A component as the score counts it: normalised, or 1 for every memory when all are equal.
+
+    A component equal over all the memories found separates none of them and shows 0; counted
+    fully for every memory alike it changes no order, and it keeps the association spread from
+    relevance and the share of its score a superseded fact keeps as the weights were fitted.
+    """
+    if min(values) == max(values):
+        return [1.0 for _ in values]
+    return _normalised(values)
 
 
 def bm25(wanted: Mapping[str, float], documents: list[str]) -> list[float]:
@@ -432,15 +447,16 @@ def score(
         }
         for index, item in enumerate(found)
     ]
-    columns = {name: _normalised([values[name] for values in raw]) for name in raw[0]}
+    columns = {name: [values[name] for values in raw] for name in raw[0]}
+    counted_columns = {name: _counted(column) for name, column in columns.items()}
     relevance = [
-        weights.relevance * columns["relevance"][index]
-        + weights.lexical * columns["lexical"][index]
+        weights.relevance * counted_columns["relevance"][index]
+        + weights.lexical * counted_columns["lexical"][index]
         for index in range(len(found))
     ]
     breadth = association.breadth if query.asks_for_many else 1.0
     spread = _spread(found, surroundings, links, relevance, association, breadth=breadth)
-    # Components on a 0-1 scale already, or spread from normalised relevance: used as they are.
+    # Components on a 0-1 scale already, or spread from relevance: used as they are.
     as_is = [
         {
             "time_match": time_match(_time_of(item), spans),
@@ -451,13 +467,18 @@ def score(
         }
         for index, item in enumerate(found)
     ]
+    normalised_columns = {name: _normalised(column) for name, column in columns.items()}
     normalised = [
-        {name: values[index] for name, values in columns.items()} | as_is[index]
+        {name: values[index] for name, values in normalised_columns.items()} | as_is[index]
+        for index in range(len(found))
+    ]
+    counted = [
+        {name: values[index] for name, values in counted_columns.items()} | as_is[index]
         for index in range(len(found))
     ]
     totals = [
         sum(getattr(weights, name) * value for name, value in components.items())
-        for components in normalised
+        for components in counted
     ]
     _prefer_current_values(totals, found, links, now)
     best = sorted(range(len(found)), key=lambda index: (-totals[index], found[index].memory.id))
@@ -545,10 +566,11 @@ def _lexical(
     speaker match weighs who spoke, and as words they would also match what others said to
     them ("Thanks, John!").
 
-    Both are min-max normalised over the memories found and averaged: a short dialogue turn
-    is often understood only with the turns around it (on LoCoMo its own words alone cost 1.8
-    points of Recall@10), while a memory among unrelated neighbours (a diary's events of one
-    day, MADial) is matched best by its own words (there the neighbours' words alone cost 1-4).
+    Both are min-max normalised over the memories found and averaged, so a memory that shares no
+    word with the query, alone or with its neighbours, has 0: a short dialogue turn is often
+    understood only with the turns around it (on LoCoMo its own words alone cost 1.8 points of
+    Recall@10), while a memory among unrelated neighbours (a diary's events of one day, MADial)
+    is matched best by its own words (there the neighbours' words alone cost 1-4).
     """
     names = {term for speaker in named for term in terms(speaker)}
     weights = {term: weight for term, weight in query.term_weights().items() if term not in names}

@@ -311,3 +311,37 @@ def test_the_names_of_the_speakers_asked_about_are_not_matched_as_words() -> Non
     assert named["m0"] == named["m1"] > named["m2"]
     unnamed = lexical("Anna")
     assert unnamed["m0"] > unnamed["m1"] > unnamed["m2"]
+
+
+def test_a_component_equal_over_the_memories_found_shows_0_beside_its_raw_value() -> None:
+    """Equally similar and equally important, the memories are separated by their words alone:
+    relevance and importance show 0, the raw cosine and label beside them."""
+    at = NOW - timedelta(days=3)
+    found = [
+        found_memory(0, "ginger dumplings", 0.8, at, "a", 0),
+        found_memory(1, "ginger tea", 0.8, at, "b", 0),
+        found_memory(2, "cooked rice", 0.8, at, "c", 0),
+    ]
+    scored = _scored("ginger dumplings", found)
+    assert [item.memory.id for item in scored] == ["m0", "m1", "m2"]
+    for item in scored:
+        assert (item.raw.relevance, item.normalised.relevance) == (0.8, 0.0)
+        assert (item.raw.importance, item.normalised.importance) == (5.0, 0.0)
+    lexical = [item.normalised.lexical for item in scored]
+    assert lexical[0] == 1.0 > lexical[1] > lexical[2] == 0.0
+
+
+def test_memories_that_share_no_word_with_the_query_show_no_lexical_match() -> None:
+    """`xyzzy plugh` shares no word with any memory: lexical is 0 on every one, not 1. Asked
+    about ginger, the memories without it, alone and with their neighbours, show 0 too."""
+    at = NOW - timedelta(days=3)
+    found = [
+        found_memory(0, "ginger dumplings", 0.9, at, "a", 0),
+        found_memory(1, "We painted the fence", 0.8, at, "a", 1),  # ginger is next to it
+        found_memory(2, "cooked rice", 0.7, at, "b", 0),
+        found_memory(3, "a film about whales", 0.6, at, "c", 0),
+    ]
+    for item in _scored("xyzzy plugh", found):
+        assert item.raw.lexical == item.normalised.lexical == 0.0
+    lexical = {item.memory.id: item.raw.lexical for item in _scored("ginger", found)}
+    assert lexical["m0"] > lexical["m1"] > lexical["m2"] == lexical["m3"] == 0.0
