@@ -1,6 +1,6 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: health, forget (messages, with what derives from them), export, import,
+The others: health, owners, forget (messages, with what derives from them), export, import,
 forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
 server). `graphmem import-history --help` describes the two formats of a chat history.
 """
@@ -28,6 +28,7 @@ from graphmem.results import (
     Health,
     Observation,
     OwnerGraph,
+    Recall,
     SleepProgress,
     SleepReport,
 )
@@ -234,9 +235,17 @@ def run_recall(
             at=at,
             budget_seconds=budget,
         )
+        nothing_stored = not recall.memories and memory.statistics(owner).total == 0
     if as_json:
         print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
-        return
+    else:
+        print_recall(recall, out)
+    if nothing_stored:
+        say_unknown(owner, out)
+
+
+def print_recall(recall: Recall, out: TextIO) -> None:
+    """Print the searches, then each memory with its score and components, then the links."""
     searches = " -> ".join(
         f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
         for attempt in recall.attempts
@@ -271,6 +280,28 @@ def print_counts(counts: GraphCounts, out: TextIO) -> None:
         print(f"  {name:>5}  {count:6d}  {'#' * min(count, 60)}", file=out)
 
 
+def unknown_owner(owner: str) -> str:
+    """What the command line says of an owner that has nothing stored (a typo, most likely)."""
+    return f"unknown owner {owner!r}: nothing is stored for it; `graphmem owners` lists the owners"
+
+
+def say_unknown(owner: str, out: TextIO) -> None:
+    """Say on stderr, after what `out` shows, that the owner has nothing stored."""
+    out.flush()
+    print(f"graphmem: {unknown_owner(owner)}", file=sys.stderr)
+
+
+def run_owners(settings: Settings, as_json: bool, out: TextIO) -> None:
+    """Print every owner that has a turn stored, one a line (or as a JSON list)."""
+    with GraphMem.open(settings) as memory:
+        owners = memory.owners()
+    if as_json:
+        print(json.dumps(owners, ensure_ascii=False), file=out)
+    else:
+        for owner in owners:
+            print(owner, file=out)
+
+
 def run_stats(settings: Settings, owner: str, as_json: bool, out: TextIO) -> None:
     """Print one owner's counts."""
     with GraphMem.open(settings) as memory:
@@ -279,6 +310,8 @@ def run_stats(settings: Settings, owner: str, as_json: bool, out: TextIO) -> Non
         print(counts.model_dump_json(), file=out)
     else:
         print_counts(counts, out)
+    if counts.total == 0:
+        say_unknown(owner, out)
 
 
 def counted(count: int, thing: str, things: str | None = None) -> str:
@@ -332,6 +365,8 @@ def run_health(
                 print(health.model_dump_json(), file=out)
             else:
                 print_health(health, out)
+            if health.counts.total == 0:
+                say_unknown(name, out)
     if not as_json:
         print(
             'Browser: the query "graphmem health: ROW" of browser/queries.cypher shows the nodes'
@@ -343,10 +378,13 @@ def run_health(
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
     """Write one owner's graph as JSON lines (to `path`, else `out`): a header, then its records.
 
-    The file is opened once the graph is read, so a failed export leaves it as it was.
+    The file is opened once the graph is read, so a failed export leaves it as it was; an owner
+    with nothing stored is refused.
     """
     with GraphMem.open(settings) as memory:
         graph = memory.export(owner)
+    if not graph.nodes:
+        raise InvalidInputError(unknown_owner(owner))
     lines = export_records(owner, graph)
     if path is None:
         for record in lines:
@@ -385,8 +423,13 @@ def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
 def run_forget_messages(
     settings: Settings, owner: str, message_ids: Sequence[str], as_json: bool, out: TextIO
 ) -> None:
-    """Forget messages one by one with what derives from them; say what went and was rewritten."""
+    """Forget messages one by one with what derives from them; say what went and was rewritten.
+
+    An owner with nothing stored is refused.
+    """
     with GraphMem.open(settings) as memory:
+        if memory.statistics(owner).total == 0:
+            raise InvalidInputError(unknown_owner(owner))
         for message_id in message_ids:
             forgotten = memory.forget_message(owner, message_id)
             if as_json:
@@ -408,9 +451,14 @@ def run_forget_messages(
 
 
 def run_forget_owner(settings: Settings, owner: str, out: TextIO) -> None:
-    """Delete everything of one owner and show, by counting, that nothing is left."""
+    """Delete everything of one owner and show, by counting, that nothing is left.
+
+    An owner with nothing stored is refused.
+    """
     with GraphMem.open(settings) as memory:
         before = memory.statistics(owner)
+        if before.total == 0:
+            raise InvalidInputError(unknown_owner(owner))
         after = memory.forget(owner)
     print(
         f"forgot {owner}: {sum(before.nodes.values())} nodes and {sum(before.links.values())}"
@@ -466,7 +514,10 @@ def run_consolidate(
     with GraphMem.open(settings) as memory:
         owners = [owner] if owner is not None else memory.owners()
         for name in owners:
-            printer.report(memory.consolidate(name, at=at, progress=printer))
+            report = memory.consolidate(name, at=at, progress=printer)
+            printer.report(report)
+            if not any(report.counts.values()) and memory.statistics(name).total == 0:
+                say_unknown(name, out)
 
 
 def input_text(path: Path) -> str:
@@ -509,6 +560,29 @@ def add_demo(
         default=default_language(os.environ),
         help="tell it in English or Chinese (default: the locale's language, else en)",
     )
+
+
+def add_counting(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    common: argparse.ArgumentParser,
+    owned: argparse.ArgumentParser,
+    one_or_all: argparse.ArgumentParser,
+) -> None:
+    """Add the stats, owners and health commands and their arguments."""
+    stats = commands.add_parser(
+        "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
+    )
+    stats.add_argument("--json", action="store_true", help="print the counts as JSON")
+    owners = commands.add_parser(
+        "owners", parents=[common], help="every owner that has a turn stored, one a line"
+    )
+    owners.add_argument("--json", action="store_true", help="print the owners as a JSON list")
+    health = commands.add_parser(
+        "health",
+        parents=[one_or_all],
+        help="counts, pending work, duplicates, contradictions, conjectures, unused and isolated",
+    )
+    health.add_argument("--json", action="store_true", help="one JSON line per owner")
 
 
 def add_forgetting(
@@ -623,16 +697,7 @@ def parser() -> argparse.ArgumentParser:
     sleep.add_argument(
         "--log-every", type=int, default=100, help="items between log lines (not on a terminal)"
     )
-    stats = commands.add_parser(
-        "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
-    )
-    stats.add_argument("--json", action="store_true", help="print the counts as JSON")
-    health = commands.add_parser(
-        "health",
-        parents=[one_or_all],
-        help="counts, pending work, duplicates, contradictions, conjectures, unused and isolated",
-    )
-    health.add_argument("--json", action="store_true", help="one JSON line per owner")
+    add_counting(commands, common, owned, one_or_all)
     export = commands.add_parser(
         "export", parents=[owned], help="write one owner's memory as JSON lines"
     )
@@ -650,6 +715,14 @@ def parser() -> argparse.ArgumentParser:
     server.add_argument("--host", default="127.0.0.1", help="address for --transport http")
     server.add_argument("--port", type=int, default=8000, help="port for --transport http")
     return top
+
+
+def run_forgetting(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run the forget or the forget-owner command."""
+    if arguments.command == "forget":
+        run_forget_messages(settings, arguments.owner, arguments.message, arguments.json, out)
+    else:
+        run_forget_owner(settings, arguments.owner, out)
 
 
 def run(arguments: argparse.Namespace, out: TextIO) -> None:
@@ -696,16 +769,16 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_consolidate(settings, arguments.owner, arguments.at, every, out)
     elif command == "stats":
         run_stats(settings, arguments.owner, arguments.json, out)
+    elif command == "owners":
+        run_owners(settings, arguments.json, out)
     elif command == "health":
         run_health(settings, arguments.owner, arguments.at, arguments.json, out)
     elif command == "export":
         run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":
         run_import(settings, input_lines(arguments.file), out)
-    elif command == "forget":
-        run_forget_messages(settings, arguments.owner, arguments.message, arguments.json, out)
-    elif command == "forget-owner":
-        run_forget_owner(settings, arguments.owner, out)
+    elif command in ("forget", "forget-owner"):
+        run_forgetting(settings, arguments, out)
     else:
         from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
 
@@ -723,8 +796,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     try:
         run(arguments, sys.stdout)
-    except GraphMemError as error:
-        print(f"graphmem: {error}", file=sys.stderr)
+    except GraphMemError as error:  # one line, though a driver's reason may hold several
+        print(f"graphmem: {' '.join(str(error).splitlines())}", file=sys.stderr)
         return 1
     except UnicodeDecodeError as error:  # standard input that is not UTF-8
         print(f"graphmem: the input is not UTF-8: {error}", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 import importlib.metadata
 import json
+import socket
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -515,3 +516,74 @@ def test_import_history_names_what_is_wrong_and_stores_nothing(
     assert problem in error, error
     with GraphMem.open(Settings(path=tmp_path / "graph.json")) as memory:
         assert memory.owners() == []
+
+
+def test_owners_prints_every_owner_with_a_turn_one_a_line_or_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    assert graphmem.cli.main(["owners", *where]) == 0
+    assert capsys.readouterr().out == ""
+    with GraphMem.open(Settings(path=tmp_path / "graph.json")) as memory:
+        for owner in ("bob", "小明", "ann"):
+            memory.observe(owner, "My throat hurts.", message_id="m", at=START)
+    assert graphmem.cli.main(["owners", *where]) == 0
+    assert capsys.readouterr().out == "ann\nbob\n小明\n"
+    assert graphmem.cli.main(["owners", "--json", *where]) == 0
+    assert json.loads(capsys.readouterr().out) == ["ann", "bob", "小明"]
+
+
+def unknown(owner: str) -> str:
+    """What the CLI says on standard error of an owner that has nothing stored."""
+    return (
+        f"graphmem: unknown owner '{owner}': nothing is stored for it; `graphmem owners` lists"
+        " the owners\n"
+    )
+
+
+def test_an_unknown_owner_is_named_and_fails_export_and_forgetting(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.observe("ann", "My throat hurts.", message_id="m", at=START)
+    where = ["--path", str(path), "--owner"]
+    for read in (["recall", "throat"], ["stats"], ["health"], ["consolidate"]):
+        assert graphmem.cli.main([*read, *where, "ann"]) == 0
+        assert capsys.readouterr().err == ""
+        assert graphmem.cli.main([*read, *where, "anne"]) == 0  # a read finds nothing: done
+        assert capsys.readouterr().err == unknown("anne")
+    exported = tmp_path / "anne.jsonl"
+    for write in (["export", "--out", str(exported)], ["forget", "--message", "m"]):
+        assert graphmem.cli.main([*write, *where, "anne"]) == 1
+        assert capsys.readouterr() == ("", unknown("anne"))
+    assert graphmem.cli.main(["forget-owner", "--yes", *where, "anne"]) == 1
+    assert capsys.readouterr() == ("", unknown("anne"))
+    assert not exported.exists()
+    assert stored_counts(path, "ann")["Turn"] == 1
+
+
+@pytest.mark.parametrize(
+    "uri", ["http://127.0.0.1:7474", "127.0.0.1:7687", "bolt://[::1", "bolt://127.0.0.1:port"]
+)
+def test_a_neo4j_uri_that_is_not_bolt_is_one_line_naming_the_bolt_address(uri: str) -> None:
+    settings = {"GRAPHMEM_NEO4J_URI": uri, "GRAPHMEM_NEO4J_PASSWORD": "secret"}
+    done = run_forked(["stats", "--owner", "ann", "--store", "neo4j"], clean_env() | settings)
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"graphmem: the Neo4j URI '{uri}' is not a Bolt address"), line
+    assert "bolt://127.0.0.1:7687" in line
+
+
+def test_a_neo4j_that_cannot_be_reached_is_one_line_saying_how_to_start_one() -> None:
+    with socket.socket() as held:  # bound, not listening: connecting to it is refused
+        held.bind(("127.0.0.1", 0))
+        uri = f"bolt://127.0.0.1:{held.getsockname()[1]}"
+        settings = {"GRAPHMEM_NEO4J_URI": uri, "GRAPHMEM_NEO4J_PASSWORD": "secret"}
+        done = run_forked(["stats", "--owner", "ann", "--store", "neo4j"], clean_env() | settings)
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith("graphmem: Neo4j could not be reached: "), line
+    assert uri in line
+    assert "`scripts/neo4j start`" in line
+    assert "`docker compose up -d --wait`" in line

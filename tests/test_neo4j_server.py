@@ -50,9 +50,21 @@ def test_a_wrong_password_is_a_configuration_error(neo4j_server: Neo4jServer) ->
         Neo4jStore.connect(neo4j_server.uri, "no-such-user", SecretStr("not-the-password"), "neo4j")
 
 
-def test_an_unreachable_server_is_told_apart() -> None:
-    with pytest.raises(StoreUnavailableError, match="Neo4j could not be reached"):
+def test_an_unreachable_server_is_told_apart_with_how_to_start_one() -> None:
+    with pytest.raises(StoreUnavailableError, match="Neo4j could not be reached") as caught:
         Neo4jStore.connect("bolt://127.0.0.1:1", "neo4j", SecretStr("secret"), "neo4j")
+    assert "GRAPHMEM_NEO4J_URI is bolt://127.0.0.1:1" in str(caught.value)
+    assert "`scripts/neo4j start`" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "uri", ["http://127.0.0.1:7474", "127.0.0.1:7687", "bolt://[::1", "bolt://127.0.0.1:port"]
+)
+def test_a_uri_that_is_not_bolt_is_a_configuration_error_naming_the_bolt_form(uri: str) -> None:
+    with pytest.raises(ConfigurationError, match="not a Bolt address") as caught:
+        Neo4jStore.connect(uri, "neo4j", SecretStr("secret"), "neo4j")
+    assert "bolt://127.0.0.1:7687" in str(caught.value)
+    assert "neo4j://" in str(caught.value)
 
 
 def test_another_embedding_size_is_refused(neo4j_server: Neo4jServer) -> None:

@@ -354,6 +354,23 @@ exploring four times that, schema.cypher), it finds 99% of the true best 20 of a
 10^5 memories among 2 x 10^5, against 97% when asked for 200 (measured when 0.1.0 chose it)."""
 
 
+HOW_TO_START_NEO4J = (
+    "start Neo4j (`scripts/neo4j start` in a graphmem checkout, or `docker compose up -d --wait`"
+    " beside its docker-compose.yml: docs/neo4j.md) or set GRAPHMEM_NEO4J_URI to the Bolt address"
+    " of a running server"
+)
+"""What to do when Neo4j cannot be reached."""
+
+
+def _not_a_bolt_address(uri: str, reason: Exception) -> str:
+    """The message for a URI the driver cannot use, naming the forms of a Bolt address."""
+    return (
+        f"the Neo4j URI {uri!r} is not a Bolt address ({reason}); set GRAPHMEM_NEO4J_URI to the"
+        " server's Bolt address, such as bolt://127.0.0.1:7687, or neo4j://HOST:7687 for a"
+        " cluster (http://HOST:7474 is Neo4j Browser's)"
+    )
+
+
 class Neo4jStore:
     """The store on a Neo4j server, reached over Bolt; every statement comes from cypher/."""
 
@@ -366,21 +383,40 @@ class Neo4jStore:
 
     @classmethod
     def connect(cls, uri: str, user: str, password: SecretStr, database: str) -> "Neo4jStore":
-        """Connect to the server at `uri` and check that it answers and accepts the credentials."""
-        driver = neo4j.GraphDatabase.driver(
-            uri,
-            auth=(user, password.get_secret_value()),
-            # Properties such as `sufficiency` exist only once an edge has one: not a problem.
-            notifications_disabled_categories=["UNRECOGNIZED"],
-        )
+        """Connect to the server at `uri` and check that it answers and accepts the credentials.
+
+        A URI that is not a Bolt address raises a ConfigurationError, a server that cannot be
+        reached a StoreUnavailableError; each says what to do.
+        """
+        try:
+            driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=(user, password.get_secret_value()),
+                # Properties such as `sufficiency` exist only once an edge has one: not a problem.
+                notifications_disabled_categories=["UNRECOGNIZED"],
+            )
+        except (neo4j.exceptions.ConfigurationError, ValueError) as error:  # "http://..."
+            raise ConfigurationError(_not_a_bolt_address(uri, error)) from error
         store = cls(driver, database)
         try:
             with store._translated_errors():
-                driver.verify_connectivity()
+                store._verify_connectivity(uri)
         except BaseException:
             driver.close()
             raise
         return store
+
+    def _verify_connectivity(self, uri: str) -> None:
+        """Check that the server at `uri` answers, saying what to do if it cannot be reached."""
+        try:
+            self._driver.verify_connectivity()
+        except neo4j.exceptions.ServiceUnavailable as error:
+            raise StoreUnavailableError(
+                f"Neo4j could not be reached: {error} (GRAPHMEM_NEO4J_URI is {uri});"
+                f" {HOW_TO_START_NEO4J}"
+            ) from error
+        except ValueError as error:  # a host or port that does not resolve
+            raise ConfigurationError(_not_a_bolt_address(uri, error)) from error
 
     # -- the verbs ---------------------------------------------------------------------------
 
