@@ -387,6 +387,17 @@ def test_forgetting_an_unknown_message_changes_nothing_and_bad_ids_are_refused(
         memory.forget_message("", "paris")
 
 
+def test_an_owner_whose_every_message_was_forgotten_is_no_longer_an_owner(
+    memory: GraphMem, owner: str
+) -> None:
+    memory.observe(owner, "I live in Paris.", message_id="paris", at=START)
+    assert owner in memory.owners()
+
+    memory.forget_message(owner, "paris")
+
+    assert owner not in memory.owners()
+
+
 def test_no_file_of_the_embedded_store_keeps_a_forgotten_text(
     embedder: CachedEmbedder, owner: str, tmp_path: Path
 ) -> None:

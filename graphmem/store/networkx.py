@@ -481,7 +481,9 @@ class NetworkXStore:
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""
         with self._lock:
-            return sorted({owner for owner, label in self._ids if label == "Turn"})
+            return sorted(
+                {owner for (owner, label), ids in self._ids.items() if label == "Turn" and ids}
+            )
 
     def export(self, owner: str) -> OwnerGraph:
         """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
