@@ -3,6 +3,10 @@
 The others: health, owners, forget (messages, with what derives from them), export, import,
 forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
 server). `graphmem import-history --help` describes the two formats of a chat history.
+
+One piece, read top to bottom: a `run_*` function a command with the printers of what it shows,
+then the parser and the dispatch. The files the commands read and write are
+graphmem.file_formats'; what they do is the facade's (graphmem.memory).
 """
 
 import argparse
