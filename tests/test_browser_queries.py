@@ -131,8 +131,9 @@ def graphmem(*arguments: str, env: dict[str, str]) -> str:
 def bolt(neo4j_server: Neo4jServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bolt]:
     """The demo graph loaded by `graphmem demo --store neo4j`, and a driver to read it.
 
-    The demo starts from nothing, so the demo owner is forgotten first; when it had no graph
-    before, it is forgotten again afterwards, leaving the server as it was found.
+    The demo starts from nothing, so the demo owner is forgotten first if it has a graph (the
+    command line refuses to forget an owner with nothing stored); when it had none, it is
+    forgotten again afterwards, leaving the server as it was found.
     """
     on_server = environment(neo4j_server)
     driver = neo4j.GraphDatabase.driver(
@@ -144,10 +145,9 @@ def bolt(neo4j_server: Neo4jServer, tmp_path_factory: pytest.TempPathFactory) ->
     bolt = Bolt(driver)
     forget = ["forget-owner", "--store", "neo4j", "--owner", DEMO_OWNER, "--yes"]
     try:
-        found = bolt.value(
-            "MATCH (n:Turn|Memory {owner: $owner}) RETURN count(n) > 0", {"owner": DEMO_OWNER}
-        )
-        graphmem(*forget, env=on_server)
+        found = bolt.value("MATCH (n {owner: $owner}) RETURN count(n) > 0", {"owner": DEMO_OWNER})
+        if found:
+            graphmem(*forget, env=on_server)
         plot = tmp_path_factory.mktemp("demo") / "plot.png"
         graphmem("demo", "--store", "neo4j", "--plot", str(plot), env=on_server)
         yield bolt
