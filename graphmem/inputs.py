@@ -180,7 +180,7 @@ def _turn(owner: str, item: Mapping[str, Any]) -> Turn:
         id=message_id if message_id is not None else str(uuid.uuid4()),
         owner=owner,
         text=item["text"],
-        created_at=aware(at if at is not None else datetime.now(UTC)),
+        created_at=moment_or_now(at),
         speaker=item.get("speaker", "user"),
         session=item.get("session", ""),
         pending=True,

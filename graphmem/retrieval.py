@@ -386,6 +386,16 @@ def _counted(values: list[float]) -> list[float]:
     return _normalised(values)
 
 
+def _by_memory(
+    columns: Mapping[str, list[float]], as_is: list[dict[str, float]]
+) -> list[dict[str, float]]:
+    """Each memory's components: its value of every column, and those used as they are."""
+    return [
+        {name: values[index] for name, values in columns.items()} | used
+        for index, used in enumerate(as_is)
+    ]
+
+
 def bm25(wanted: Mapping[str, float], documents: list[str]) -> list[float]:
     """BM25 of weighted query terms against each document, with these documents' statistics.
 
@@ -467,15 +477,8 @@ def score(
         }
         for index, item in enumerate(found)
     ]
-    normalised_columns = {name: _normalised(column) for name, column in columns.items()}
-    normalised = [
-        {name: values[index] for name, values in normalised_columns.items()} | as_is[index]
-        for index in range(len(found))
-    ]
-    counted = [
-        {name: values[index] for name, values in counted_columns.items()} | as_is[index]
-        for index in range(len(found))
-    ]
+    normalised = _by_memory({name: _normalised(column) for name, column in columns.items()}, as_is)
+    counted = _by_memory(counted_columns, as_is)
     totals = [
         sum(getattr(weights, name) * value for name, value in components.items())
         for components in counted
