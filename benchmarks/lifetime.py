@@ -387,9 +387,12 @@ def recall_cost(asked: list[Asked]) -> dict[str, Any]:
 
 
 def run(
-    samples: list[Sample], store: str, k: int, seed: int
+    samples: list[Sample], vectors: dict[str, Vectors], store: str, k: int, seed: int
 ) -> tuple[list[Asked], list[Asked], float]:
-    """Both replays of every sample (waking, then peek); their questions in order; seconds."""
+    """Both replays of every sample, their questions in order, and the seconds they took.
+
+    Each waking entry also holds the peek replay's and the classic baselines' rankings.
+    """
     conversations = [sample.conversation for sample in samples]
     waking: list[Asked] = []
     peek: list[Asked] = []
@@ -399,18 +402,32 @@ def run(
         open_memory(store, "offline", Path(folder), conversations) as memory,
     ):
         for sample in samples:
+            name = sample.conversation.sample_id
             questions = schedule(sample, seed)
-            for wakes, into in ((True, waking), (False, peek)):
-                owner = f"lifetime-{sample.conversation.sample_id}-{'waking' if wakes else 'peek'}"
-                into.extend(
-                    replay(memory, sample, questions, owner=owner, waking=wakes, k=k, seed=seed)
+            replays = {
+                mode: replay(
+                    memory,
+                    sample,
+                    questions,
+                    owner=f"lifetime-{name}-{mode}",
+                    waking=mode == "waking",
+                    k=k,
+                    seed=seed,
                 )
-                print(
-                    f"replayed {sample.conversation.sample_id} ({'waking' if wakes else 'peek'}):"
-                    f" {len(questions)} questions, {time.perf_counter() - started:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                for mode in ("waking", "peek")
+            }
+            classic = classic_rankings(sample, questions, vectors[name], k)
+            for entry, other in zip(replays["waking"], replays["peek"], strict=True):
+                entry.rankings["graphmem:peek"] = other.rankings["graphmem:peek"]
+                entry.rankings.update(classic[entry.question.index])
+            waking += replays["waking"]
+            peek += replays["peek"]
+            print(
+                f"replayed {name} (waking, peek): {len(questions)} questions,"
+                f" {time.perf_counter() - started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
     return waking, peek, time.perf_counter() - started
 
 
@@ -453,21 +470,7 @@ def main() -> None:
     arguments = parser.parse_args()
     samples = load(arguments.data, arguments.conversations)
     vectors, _embedding = embed_all([sample.conversation for sample in samples])
-    waking, peek, seconds = run(samples, arguments.store, arguments.k, arguments.seed)
-    position = 0
-    for sample in samples:
-        questions = schedule(sample, arguments.seed)
-        classic = classic_rankings(
-            sample, questions, vectors[sample.conversation.sample_id], arguments.k
-        )
-        for entry, other in zip(
-            waking[position : position + len(questions)],
-            peek[position : position + len(questions)],
-            strict=True,
-        ):
-            entry.rankings["graphmem:peek"] = other.rankings["graphmem:peek"]
-            entry.rankings.update(classic[entry.question.index])
-        position += len(questions)
+    waking, peek, seconds = run(samples, vectors, arguments.store, arguments.k, arguments.seed)
     names = ["graphmem", "graphmem:peek", "graphmem:always-deep", *MATCHED, *CLASSIC]
     methods = {name: method_summary(name, waking) for name in names}
     costs = {"graphmem": recall_cost(waking), "graphmem:peek": recall_cost(peek)}
