@@ -1,7 +1,7 @@
 """Memory over time on LoCoMo: conversations replayed at their dates, questions asked as they come.
 
     python benchmarks/lifetime.py DATA.json [--store networkx|neo4j] [--k 10] [--seed 0]
-        [--conversations N] [--out RESULT.json]
+        [--attention W] [--recency W] [--conversations N] [--out RESULT.json]
 
 Each conversation is observed by a fresh owner session by session, at its sessions' times, with
 the nightly job (`consolidate`) at 03:00 of every night from its first session to its last
@@ -16,7 +16,8 @@ graphmem runs in two replays on the same schedule: `graphmem` recalls as an agen
 what it uses; `graphmem:peek` wakes nothing. In graphmem's replay, right before each of its
 recalls, a peek at motivation 10 reads every tier: `graphmem:always-deep`, the ceiling of what
 any choice of tiers can give (under the default weights a ranking does not depend on attention,
-so waking does not change it).
+so waking does not change it). --attention and --recency set those two weights of every
+recall's scoring (default: the balanced preset's, 0 and 0), to measure what each adds.
 
 Cost-matched baselines, in graphmem's replay: each question's always-deep ranking restricted to
 as many memories as graphmem read for it, chosen without looking at the question: `recent` (the
@@ -74,6 +75,7 @@ from locomo import (
 
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import Tier
+from graphmem.retrieval import PRESETS, Weights
 
 ASKED_AFTER = timedelta(hours=1)
 """How long after the end of its session a question is asked."""
@@ -175,6 +177,7 @@ def replay(
     waking: bool,
     k: int,
     seed: int,
+    weights: Weights,
 ) -> list[Asked]:
     """Observe a conversation at its times with nightly jobs, asking each question in its place.
 
@@ -221,13 +224,16 @@ def replay(
                     motivation=10.0,
                     peek=True,
                     at=question.asked_at,
+                    weights=weights,
                 )
                 ranked = [[turn.id for turn in item.turns] for item in deep.memories]
                 entry.rankings["graphmem:always-deep"] = first_turns(ranked, k)
             counts = memory.statistics(owner).tiers
             traffic = memory.store_traffic.statements
             started = time.perf_counter()
-            found = memory.recall(owner, question.text, k=k, peek=not waking, at=question.asked_at)
+            found = memory.recall(
+                owner, question.text, k=k, peek=not waking, at=question.asked_at, weights=weights
+            )
             entry.milliseconds = 1000 * (time.perf_counter() - started)
             entry.statements = memory.store_traffic.statements - traffic
             name = "graphmem" if waking else "graphmem:peek"
@@ -387,7 +393,13 @@ def recall_cost(asked: list[Asked]) -> dict[str, Any]:
 
 
 def run(
-    samples: list[Sample], vectors: dict[str, Vectors], store: str, k: int, seed: int
+    samples: list[Sample],
+    vectors: dict[str, Vectors],
+    store: str,
+    k: int,
+    seed: int,
+    *,
+    weights: Weights,
 ) -> tuple[list[Asked], list[Asked], float]:
     """Both replays of every sample, their questions in order, and the seconds they took.
 
@@ -413,6 +425,7 @@ def run(
                     waking=mode == "waking",
                     k=k,
                     seed=seed,
+                    weights=weights,
                 )
                 for mode in ("waking", "peek")
             }
@@ -465,12 +478,19 @@ def main() -> None:
     parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
     parser.add_argument("--k", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--attention", type=float, default=PRESETS["balanced"].attention)
+    parser.add_argument("--recency", type=float, default=PRESETS["balanced"].recency)
     parser.add_argument("--conversations", type=int)
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
+    weights = PRESETS["balanced"].model_copy(
+        update={"attention": arguments.attention, "recency": arguments.recency}
+    )
     samples = load(arguments.data, arguments.conversations)
     vectors, _embedding = embed_all([sample.conversation for sample in samples])
-    waking, peek, seconds = run(samples, vectors, arguments.store, arguments.k, arguments.seed)
+    waking, peek, seconds = run(
+        samples, vectors, arguments.store, arguments.k, arguments.seed, weights=weights
+    )
     names = ["graphmem", "graphmem:peek", "graphmem:always-deep", *MATCHED, *CLASSIC]
     methods = {name: method_summary(name, waking) for name in names}
     costs = {"graphmem": recall_cost(waking), "graphmem:peek": recall_cost(peek)}
@@ -495,6 +515,7 @@ def main() -> None:
             "store": arguments.store,
             "k": arguments.k,
             "seed": arguments.seed,
+            "weights": {"attention": weights.attention, "recency": weights.recency},
             "questions": len(waking),
             "after_related": len(related),
             "seconds": round(seconds, 1),
