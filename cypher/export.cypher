@@ -1,11 +1,13 @@
 // Purpose: everything one owner has, in a fixed order so two exports compare equal by content:
 //          its Turn, Memory, Event and Impression nodes (Session nodes, the store's bookkeeping,
-//          left out) by label and id, and every edge from one of them (edges never cross
-//          owners) by type, source id, target id, source label and target label.
+//          left out) by label and id, every edge from one of them (edges never cross
+//          owners) by type, source id, target id, source label and target label, and the hashes
+//          of its tombstones (messages it forgot) in order.
 // Parameters: $owner.
 // Returns: one row: nodes, a list of {label, node (properties, embeddings included, date-times
 //          as ISO text)}; links, a list of [type, source, target, weight, sufficiency, belief,
-//          source label, target label] (one record: see find_similar_memories.cypher).
+//          source label, target label] (one record: see find_similar_memories.cypher);
+//          tombstones, a list of hashes.
 CALL () {
   MATCH (n:Turn {owner: $owner})
   RETURN 'Turn' AS label, n {.*, created_at: toString(n.created_at)} AS node
@@ -51,4 +53,10 @@ CALL () {
   RETURN collect([type, source, target, weight, sufficiency, belief, source_label, target_label])
          AS links
 }
-RETURN nodes, links
+CALL () {
+  MATCH (tombstone:Tombstone {owner: $owner})
+  WITH tombstone.hash AS hash
+  ORDER BY hash
+  RETURN collect(hash) AS tombstones
+}
+RETURN nodes, links, tombstones

@@ -1,7 +1,7 @@
-// Purpose: delete every node of one owner (Turn, Session, Memory, Event, Impression, Owner) with its
-//          edges (edges never cross owners), in batches that each commit: an interrupted run
-//          leaves a part deleted, and running it again finishes the work. Runs in an
-//          auto-commit transaction (CALL {} IN TRANSACTIONS).
+// Purpose: delete every node of one owner (Turn, Session, Memory, Event, Impression, Tombstone,
+//          Owner) with its edges (edges never cross owners), in batches that each commit: an
+//          interrupted run leaves a part deleted, and running it again finishes the work. Runs
+//          in an auto-commit transaction (CALL {} IN TRANSACTIONS).
 // Parameters: $owner.
 // Returns: deleted (how many nodes).
 CALL () {
@@ -14,6 +14,8 @@ CALL () {
   MATCH (n:Event {owner: $owner}) RETURN n
   UNION ALL
   MATCH (n:Impression {owner: $owner}) RETURN n
+  UNION ALL
+  MATCH (n:Tombstone {owner: $owner}) RETURN n
   UNION ALL
   MATCH (n:Owner {owner: $owner}) RETURN n
 }

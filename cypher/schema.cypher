@@ -1,5 +1,7 @@
 // Purpose: create graphmem's schema: a unique (owner, id) per label, one Owner node per owner (its
-//          write lock: cypher/lock_owner.cypher), owner indexes, turns by
+//          write lock: cypher/lock_owner.cypher), a unique (owner, hash) per Tombstone (what a
+//          forgotten message leaves: cypher/save_tombstones.cypher), a unique id per ApiKey (the keys of
+//          `graphmem serve`, outside every owner's graph: cypher/save_api_key.cypher), owner indexes, turns by
 //          (owner, session, position), the marks of work to do (each property exists only while
 //          true, so its index holds only the marked nodes), events by (owner, category), the
 //          memory vector index (owner and tier as its filter properties, so a similarity search
@@ -25,10 +27,13 @@ CREATE CONSTRAINT event_key IF NOT EXISTS FOR (n:Event) REQUIRE (n.owner, n.id) 
 CREATE CONSTRAINT session_key IF NOT EXISTS FOR (n:Session) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT impression_key IF NOT EXISTS FOR (n:Impression) REQUIRE (n.owner, n.id) IS UNIQUE;
 CREATE CONSTRAINT owner_key IF NOT EXISTS FOR (n:Owner) REQUIRE n.owner IS UNIQUE;
+CREATE CONSTRAINT tombstone_key IF NOT EXISTS FOR (n:Tombstone) REQUIRE (n.owner, n.hash) IS UNIQUE;
+CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (n:ApiKey) REQUIRE n.id IS UNIQUE;
 CREATE INDEX turn_owner IF NOT EXISTS FOR (n:Turn) ON (n.owner);
 CREATE INDEX memory_owner IF NOT EXISTS FOR (n:Memory) ON (n.owner);
 CREATE INDEX event_owner IF NOT EXISTS FOR (n:Event) ON (n.owner);
 CREATE INDEX impression_owner IF NOT EXISTS FOR (n:Impression) ON (n.owner);
+CREATE INDEX tombstone_owner IF NOT EXISTS FOR (n:Tombstone) ON (n.owner);
 CREATE INDEX memory_owner_tier IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.tier);
 CREATE INDEX turn_session IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.session, n.position);
 CREATE INDEX turn_pending IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.pending);

@@ -20,23 +20,32 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from graphmem import __version__
-from graphmem.config import Settings
+from graphmem.config import Settings, user_store_file
 from graphmem.demo import default_language, run_demo
 from graphmem.demo_story import LANGUAGES
-from graphmem.errors import GraphMemError, InvalidInputError
+from graphmem.errors import ConfigurationError, GraphMemError, InvalidInputError
 from graphmem.file_formats import export_records, read_export, read_history, read_messages
 from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
-from graphmem.model import Link, LinkType, Node, Turn
+from graphmem.model import Link, LinkType, Node, Turn, check_text
 from graphmem.results import (
     GraphCounts,
     Health,
     Observation,
     OwnerGraph,
     Recall,
+    RecalledMemory,
     SleepProgress,
     SleepReport,
+    Tombstone,
 )
 from graphmem.retrieval import PRESETS
+
+AT_EXAMPLE = "2026-05-01T09:00:00+00:00"
+"""The time that errors about --at show as an example."""
+BELIEF_BAR = 50
+"""The length of the longest bar of the belief histogram (`stats`); the others are in proportion."""
+SHOWN_CHARS = 40
+"""How much of a memory's text `recall` shows where it names one memory from another's lines."""
 
 
 class ObserveProgress:
@@ -55,7 +64,7 @@ class ObserveProgress:
             return
         seconds = time.perf_counter() - self._started
         rate = self.done / seconds if seconds > 0 else 0.0
-        line = f"observed {self.done} turns, {rate:.0f} turns/s"
+        line = f"observed {counted(self.done, 'turn')}, {rate:.0f} turns/s"
         if self._total and rate > 0:
             line += f", {(self._total - self.done) / rate:.0f} s left of {self._total}"
         print(f"\r\033[K{line}", end="", file=self._out, flush=True)
@@ -72,6 +81,7 @@ def run_observe(
     lines: Iterable[str],
     *,
     batch: int,
+    readmit: bool,
     as_json: bool,
     out: TextIO,
 ) -> None:
@@ -85,6 +95,7 @@ def run_observe(
         owner,
         read_messages(lines),
         batch=batch,
+        readmit=readmit,
         total=total,
         show=lambda observations: print_observations(observations, as_json, out),
     )
@@ -96,13 +107,15 @@ def observe_in_batches(
     items: Iterator[dict[str, Any]],
     *,
     batch: int,
+    readmit: bool,
     total: int | None,
     show: Callable[[list[Observation]], None],
 ) -> None:
     """Observe items in order, `batch` a call, passing each call's observations to `show`.
 
     Progress goes to stderr (of `total` items, if known). An InvalidInputError while reading
-    the items stops the run, once the items read before it are observed.
+    the items stops the run, once the items read before it are observed. `readmit` stores
+    messages forgotten earlier again.
     """
     if batch < 1:
         raise InvalidInputError(f"--batch is {batch}; it must be 1 or more")
@@ -110,7 +123,7 @@ def observe_in_batches(
     with GraphMem.open(settings) as memory:
 
         def observe(chunk: list[dict[str, Any]]) -> None:
-            show(memory.observe_many(owner, chunk))
+            show(memory.observe_many(owner, chunk, readmit_forgotten=readmit))
             progress.add(len(chunk))
 
         chunk: list[dict[str, Any]] = []
@@ -135,11 +148,12 @@ def observe_in_batches(
 
 
 class ImportTally:
-    """Counts what an import observed: turns new, already stored and pending, and sessions."""
+    """Counts what an import observed: its turns by what became of them, and its sessions."""
 
     def __init__(self) -> None:
         self.new = 0
         self.stored = 0
+        self.forgotten = 0
         self.pending = 0
         self.sessions: set[str] = set()
 
@@ -147,7 +161,9 @@ class ImportTally:
         """Count the observations of one call."""
         for observed in observations:
             self.sessions.add(observed.turn.session)
-            if observed.pending:
+            if observed.forgotten:
+                self.forgotten += 1
+            elif observed.pending:
                 self.pending += 1
             elif observed.memories:
                 self.new += 1
@@ -156,12 +172,17 @@ class ImportTally:
 
     def summary(self) -> str:
         """The one-line summary of the import."""
-        messages = self.new + self.stored + self.pending
-        return (
-            f"imported {messages} messages from {len(self.sessions)} sessions: {self.new} new"
-            f" turns, {self.stored} already stored, {self.pending} pending (the model did not"
-            " answer; `graphmem consolidate` derives them)"
+        messages = self.new + self.stored + self.forgotten + self.pending
+        sessions = counted(len(self.sessions), "session")
+        summary = (
+            f"imported {counted(messages, 'message')} from {sessions}:"
+            f" {counted(self.new, 'new turn')}, {self.stored} already stored,"
+            + (f" {self.forgotten} forgotten earlier (not stored again)," if self.forgotten else "")
+            + f" {self.pending} pending"
         )
+        if self.pending:
+            summary += " (the model did not answer; `graphmem consolidate` derives them)"
+        return summary
 
 
 def run_import_history(
@@ -171,6 +192,7 @@ def run_import_history(
     *,
     at: datetime | None,
     batch: int,
+    readmit: bool,
     as_json: bool,
     out: TextIO,
 ) -> None:
@@ -181,8 +203,6 @@ def run_import_history(
     before it are stored); a file of sessions is checked whole before anything is stored.
     """
     start = datetime.now(UTC) if at is None else at
-    if start.utcoffset() is None:
-        raise InvalidInputError(f"--at {start.isoformat()} has no UTC offset")
     text = input_text(path)
     if not text.strip():
         raise InvalidInputError(f"nothing to import: {path} is empty")
@@ -194,7 +214,7 @@ def run_import_history(
             print_observations(observations, as_json, out)
         tally.add(observations)
 
-    observe_in_batches(settings, owner, items, batch=batch, total=total, show=show)
+    observe_in_batches(settings, owner, items, batch=batch, readmit=readmit, total=total, show=show)
     print(tally.summary(), file=sys.stderr if as_json else out)
 
 
@@ -206,6 +226,8 @@ def print_observations(observations: list[Observation], as_json: bool, out: Text
             continue
         labels = ", ".join(f"attention {m.importance:.1f}" for m in observed.memories)
         state = "pending" if observed.pending else labels or "already stored"
+        if observed.forgotten:
+            state = "forgotten earlier, not stored (--readmit-forgotten stores it)"
         print(f"{observed.turn.id}: {state}", file=out)
         for conjecture in observed.conjectures:
             belief = conjecture.belief or 0.0
@@ -228,6 +250,7 @@ def run_recall(
     out: TextIO,
 ) -> None:
     """Recall and print the memories with their score breakdown (or the subgraph as JSON)."""
+    query = checked_query(query)
     with GraphMem.open(settings) as memory:
         recall = memory.recall(
             owner,
@@ -248,29 +271,104 @@ def run_recall(
         say_unknown(owner, out)
 
 
+def checked_query(query: str) -> str:
+    """The query of `recall` if it is a text that can be recalled with, else an error naming it."""
+    if not query.strip():
+        raise InvalidInputError(
+            "the query is empty: give a question, or '-' to read the recent conversation from"
+            " standard input"
+        )
+    try:
+        return check_text(query)
+    except ValueError as error:  # the model's check calls it "text"
+        raise InvalidInputError(f"the query {str(error).removeprefix('text ')}") from None
+
+
 def print_recall(recall: Recall, out: TextIO) -> None:
-    """Print the searches, then each memory with its score and components, then the links."""
+    """Print the searches, each memory (numbered) with its score, origin and reasons, the links."""
     searches = " -> ".join(
         f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
         for attempt in recall.attempts
     )
-    print(f"searched {searches}; {len(recall.memories)} memories", file=out)
+    print(f"searched {searches}; {counted(len(recall.memories), 'memory', 'memories')}", file=out)
     if recall.cut_short:
         print(f"out of time: skipped {', '.join(recall.cut_short)}", file=out)
+    number = {item.memory.id: index for index, item in enumerate(recall.memories, start=1)}
     for item in recall.memories:
         reasons = item.components
-        print(f"{item.score:6.3f}  {item.memory.text}", file=out)
+        label = f"[{number[item.memory.id]}]"
+        print(f"{label:<5}{item.score:6.3f}  {item.memory.text}", file=out)
+        print(f"             {origin(item)}", file=out)
         print(
-            f"        relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
+            f"             relevance {reasons.relevance:.3f}, lexical {reasons.lexical:.2f},"
             f" time match {reasons.time_match:.2f}, speaker match {reasons.speaker_match:.2f},"
             f" asker match {reasons.asker_match:.2f}, statement {reasons.statement:.0f},"
             f" importance {reasons.importance:.1f},"
             f" attention {reasons.attention:.1f}, recency {reasons.recency:.2f},"
-            f" association {reasons.association:.3f}" + (f" via {item.via}" if item.via else ""),
+            f" association {reasons.association:.3f}",
             file=out,
         )
+        if item.via is not None:
+            print(f"             via {association(item, recall, number)}", file=out)
     for link in recall.links:
-        print(f"link: {link.source} -{link.type}-> {link.target}", file=out)
+        print(f"link: [{number[link.source]}] -{link.type}-> [{number[link.target]}]", file=out)
+
+
+def moment_text(moment: datetime) -> str:
+    """A stored time (UTC) as `recall` shows it: 2026-03-09 20:00:00 UTC."""
+    return f"{moment:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def origin(item: RecalledMemory) -> str:
+    """When a recalled memory was said, by whom and in which messages (ids), from its turns."""
+    turns = sorted(item.turns, key=lambda turn: turn.created_at)
+    if not turns:
+        return f"{moment_text(item.memory.created_at)}, {item.memory.kind} (no message of its own)"
+    if len(turns) == 1:
+        [turn] = turns
+        return f"{moment_text(turn.created_at)}, {turn.speaker}, message {turn.id}"
+    speakers = " and ".join(dict.fromkeys(turn.speaker for turn in turns))
+    ids = [turn.id for turn in turns]
+    named = ", ".join(ids) if len(ids) <= 3 else f"{ids[0]}, {ids[1]} … {ids[-1]}"
+    return (
+        f"{moment_text(turns[0].created_at)} to {moment_text(turns[-1].created_at)},"
+        f" {speakers}, {len(ids)} messages {named}"
+    )
+
+
+def shortened(text: str) -> str:
+    """A text cut to SHOWN_CHARS at most, at a space if it has one there, with "…" if cut."""
+    if len(text) <= SHOWN_CHARS:
+        return text
+    cut = text[: SHOWN_CHARS - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+def association(item: RecalledMemory, recall: Recall, number: dict[str, int]) -> str:
+    """What a recalled memory gained association through, and how the two are related.
+
+    The other memory is named by its number and the start of its text when it is among those
+    recalled; the relation is the turn before or after, the same session, or the edges.
+    """
+    if item.via not in number:
+        return "a memory not among these (a larger -k may show it)"
+    [other] = [candidate for candidate in recall.memories if candidate.memory.id == item.via]
+    named = f"[{number[item.via]}] {json.dumps(shortened(other.memory.text), ensure_ascii=False)}"
+    relations = [named]
+    if item.turns and other.turns and item.turns[0].session == other.turns[0].session:
+        own, theirs = item.turns[0].position, other.turns[0].position
+        if own is not None and theirs is not None and abs(own - theirs) == 1:
+            relations.append(f"the turn {'before' if theirs < own else 'after'}")
+        else:
+            relations.append("in the same session")
+    edges = [
+        link.type.value
+        for link in recall.links
+        if {link.source, link.target} == {item.memory.id, other.memory.id}
+    ]
+    if edges:
+        relations.append(f"linked by {' and '.join(edges)}")
+    return ", ".join(relations)
 
 
 def print_counts(counts: GraphCounts, out: TextIO) -> None:
@@ -280,8 +378,16 @@ def print_counts(counts: GraphCounts, out: TextIO) -> None:
     print("edges:", links or "none", file=out)
     print("memories per tier:", ", ".join(f"{k}: {v}" for k, v in counts.tiers.items()), file=out)
     print("memories per belief:", file=out)
+    most = max(counts.beliefs.values(), default=0)
     for name, count in sorted(counts.beliefs.items()):
-        print(f"  {name:>5}  {count:6d}  {'#' * min(count, 60)}", file=out)
+        print(f"  {name:>5}  {count:6d}  {belief_bar(count, most)}", file=out)
+
+
+def belief_bar(count: int, most: int) -> str:
+    """A bar of the belief histogram: BELIEF_BAR long for `most`, in proportion for the others."""
+    if count == 0:
+        return ""
+    return "#" * max(1, round(BELIEF_BAR * count / most))
 
 
 def unknown_owner(owner: str) -> str:
@@ -410,7 +516,11 @@ def run_import(settings: Settings, lines: Iterable[str], out: TextIO) -> None:
         key=lambda turn: (turn.position is None, turn.position or 0),
     )  # in the order of their places, as each load places the turns it gets
     ordered = [*turns, *(node for node in graph.nodes if not isinstance(node, Turn))]
-    parts: list[Node | tuple[str, str, Link]] = [*ordered, *graph.links]  # nodes, then edges
+    parts: list[Node | tuple[str, str, Link] | Tombstone] = [
+        *graph.tombstones,  # first: a turn that the file also holds deletes its tombstone
+        *ordered,
+        *graph.links,
+    ]  # tombstones, nodes, then edges
     with GraphMem.open(settings) as memory:
         for start in range(0, len(parts), MAX_LOAD_ITEMS):
             memory.load(owner, OwnerGraph.of(parts[start : start + MAX_LOAD_ITEMS]))
@@ -524,6 +634,22 @@ def run_consolidate(
                 say_unknown(name, out)
 
 
+def moment(text: str) -> datetime:
+    """The time an --at flag gives: ISO 8601 with a UTC offset, else an error that shows one."""
+    try:
+        at = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an ISO 8601 time: give one with a UTC offset, such as"
+            f" --at {AT_EXAMPLE}"
+        ) from None
+    if at.utcoffset() is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} has no UTC offset: give one, such as --at {AT_EXAMPLE}"
+        )
+    return at
+
+
 def input_text(path: Path) -> str:
     """The whole text of a file, or of stdin for '-'."""
     if str(path) == "-":
@@ -542,6 +668,56 @@ def input_lines(path: Path | None) -> Iterable[str]:
     if path is None or str(path) == "-":
         return sys.stdin
     return input_text(path).split("\n")
+
+
+def add_import_history(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", owned: argparse.ArgumentParser
+) -> None:
+    """The import-history command's grammar."""
+    history = commands.add_parser(
+        "import-history",
+        parents=[owned],
+        help="observe a user's old chats: JSON lines of messages or a JSON list of sessions",
+        description="Observe a user's existing chat history in batches, and print a summary"
+        " line. FILE is told apart by its first character that is not whitespace: '{' starts"
+        " JSON lines of messages, read as `graphmem observe` reads them; anything else is read"
+        " as one JSON list of OpenAI-style chat sessions (as LongMemEval's haystacks are), each"
+        ' a list of {"role", "content"} messages or an object {"session": ID, "at": ISO-TIME,'
+        ' "messages": [...]} (only messages required). A message becomes a turn with text ='
+        " content, speaker = role, session = the session's id (else its number in the file,"
+        ' from 1), message id "SESSION:N" for its Nth message (importing the file again stores'
+        " nothing new) and time = the session's at plus one second a message. Sessions without at"
+        " follow one another a minute apart, the last message at --at.",
+    )
+    history.add_argument("file", type=Path, help="the history file ('-' reads standard input)")
+    history.add_argument(
+        "--at",
+        type=moment,
+        help="ISO 8601 time with a UTC offset where sessions without their own time end, such as"
+        f" {AT_EXAMPLE} (default: now)",
+    )
+    history.add_argument(
+        "--json",
+        action="store_true",
+        help="print each observation as a JSON line (and the summary on stderr)",
+    )
+    history.add_argument(
+        "--batch",
+        type=int,
+        default=OBSERVE_CHUNK,
+        help=f"messages observed together (default {OBSERVE_CHUNK})",
+    )
+    add_readmit(history)
+
+
+def add_readmit(command: argparse.ArgumentParser) -> None:
+    """The option that stores messages forgotten earlier again."""
+    command.add_argument(
+        "--readmit-forgotten",
+        action="store_true",
+        help="store messages forgotten earlier (`graphmem forget --message`) again; without it"
+        " they are skipped and counted",
+    )
 
 
 def add_demo(
@@ -618,13 +794,24 @@ def parser() -> argparse.ArgumentParser:
     """The command line's grammar."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
-    common.add_argument("--path", type=Path, help="file of the networkx store")
+    where = common.add_mutually_exclusive_group()
+    where.add_argument(
+        "--path",
+        type=Path,
+        help="file of the networkx store (default: GRAPHMEM_PATH, else the per-user file"
+        f" {user_store_file()})",
+    )
+    where.add_argument(
+        "--in-memory",
+        action="store_true",
+        help="keep the networkx store in this process only: gone when the command ends",
+    )
     common.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
     owned = argparse.ArgumentParser(add_help=False, parents=[common])
     owned.add_argument("--owner", required=True, help="whose memory (the tenant)")
     timed = argparse.ArgumentParser(add_help=False)
     timed.add_argument(
-        "--at", type=datetime.fromisoformat, help="ISO 8601 with a UTC offset (default: now)"
+        "--at", type=moment, help=f"ISO 8601 with a UTC offset, such as {AT_EXAMPLE} (default: now)"
     )
     one_or_all = argparse.ArgumentParser(add_help=False, parents=[common, timed])
     whom = one_or_all.add_mutually_exclusive_group(required=True)
@@ -646,39 +833,8 @@ def parser() -> argparse.ArgumentParser:
         default=OBSERVE_CHUNK,
         help=f"lines observed together (default {OBSERVE_CHUNK}); 1 observes each as it comes",
     )
-    history = commands.add_parser(
-        "import-history",
-        parents=[owned],
-        help="observe a user's old chats: JSON lines of messages or a JSON list of sessions",
-        description="Observe a user's existing chat history in batches, and print a summary"
-        " line. FILE is told apart by its first character that is not whitespace: '{' starts"
-        " JSON lines of messages, read as `graphmem observe` reads them; anything else is read"
-        " as one JSON list of OpenAI-style chat sessions (as LongMemEval's haystacks are), each"
-        ' a list of {"role", "content"} messages or an object {"session": ID, "at": ISO-TIME,'
-        ' "messages": [...]} (only messages required). A message becomes a turn with text ='
-        " content, speaker = role, session = the session's id (else its number in the file,"
-        ' from 1), id "SESSION:N" for its Nth message (importing the file again stores nothing'
-        " new) and time = the session's at plus one second a message. Sessions without at"
-        " follow one another a minute apart, the last message at --at.",
-    )
-    history.add_argument("file", type=Path, help="the history file ('-' reads standard input)")
-    history.add_argument(
-        "--at",
-        type=datetime.fromisoformat,
-        help="ISO 8601 time with a UTC offset where sessions without their own time end"
-        " (default: now)",
-    )
-    history.add_argument(
-        "--json",
-        action="store_true",
-        help="print each observation as a JSON line (and the summary on stderr)",
-    )
-    history.add_argument(
-        "--batch",
-        type=int,
-        default=OBSERVE_CHUNK,
-        help=f"messages observed together (default {OBSERVE_CHUNK})",
-    )
+    add_readmit(observe)
+    add_import_history(commands, owned)
     recall = commands.add_parser(
         "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
     )
@@ -712,13 +868,116 @@ def parser() -> argparse.ArgumentParser:
     server = commands.add_parser(
         "mcp",
         parents=[common],
-        help="serve observe, recall and consolidate as MCP tools (extra: graphmem[mcp])",
+        help="serve the memory to an agent as the tools of an MCP server (extra: graphmem[mcp])",
     )
     server.add_argument("--owner", help="serve this owner only (default: each call names one)")
-    server.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    server.add_argument(
+        "--transport",
+        choices=["stdio", "http"],
+        default="stdio",
+        help="stdio: the client starts the server and talks over its standard input and output"
+        " (default); http: streamable HTTP at http://HOST:PORT/mcp",
+    )
     server.add_argument("--host", default="127.0.0.1", help="address for --transport http")
     server.add_argument("--port", type=int, default=8000, help="port for --transport http")
+    add_service(commands, common)
     return top
+
+
+def add_service(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]", common: argparse.ArgumentParser
+) -> None:
+    """The grammar of `serve` and `keys`."""
+    serve = commands.add_parser(
+        "serve",
+        parents=[common],
+        help="serve the memory over HTTP and JSON, behind keys (extra: graphmem[server])",
+        description="Serve every verb over HTTP (the OpenAPI schema at /openapi.json). Requests"
+        " name a key as 'Authorization: Bearer KEY' (graphmem keys create); with no key in the"
+        " store the server is open, on a loopback address only.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8420, help="port (default 8420)")
+    serve.add_argument(
+        "--max-body", type=int, default=1_000_000, help="bytes of a request body (default 1 MB)"
+    )
+    serve.add_argument(
+        "--rate", type=float, default=50.0, help="requests a second per key (default 50)"
+    )
+    serve.add_argument("--burst", type=int, default=100, help="requests at once per key")
+    serve.add_argument("--workers", type=int, default=8, help="verbs that run at once (default 8)")
+    keys = commands.add_parser("keys", help="create, list and revoke API keys")
+    actions = keys.add_subparsers(dest="action", required=True)
+    create = actions.add_parser(
+        "create",
+        parents=[common],
+        help="a new key, shown once: for --owner (repeatable), --owner-prefix, or --admin",
+    )
+    create.add_argument("--owner", action="append", default=[], help="an owner the key may touch")
+    create.add_argument("--owner-prefix", help="the key may touch owners starting with this")
+    create.add_argument(
+        "--admin", action="store_true", help="the key may touch every owner and manage keys"
+    )
+    create.add_argument("--json", action="store_true", help="print the key as JSON")
+    listing = actions.add_parser("list", parents=[common], help="every key, never its secret")
+    listing.add_argument("--json", action="store_true", help="a JSON object a key")
+    revoke = actions.add_parser("revoke", parents=[common], help="revoke a key by its id")
+    revoke.add_argument("id", help="the key's id (graphmem keys list)")
+
+
+def run_service(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run `mcp`, `serve` or one of the `keys` commands."""
+    if arguments.command == "mcp":
+        from graphmem.mcp_server import serve as serve_mcp  # noqa: PLC0415 (extra may be missing)
+
+        serve_mcp(
+            settings,
+            owner=arguments.owner,
+            transport=arguments.transport,
+            host=arguments.host,
+            port=arguments.port,
+        )
+        return
+    if arguments.command == "serve":
+        from graphmem.server import Limits, serve  # noqa: PLC0415 (its extra may be missing)
+
+        limits = Limits(max_body=arguments.max_body, rate=arguments.rate, burst=arguments.burst)
+        serve(
+            settings,
+            host=arguments.host,
+            port=arguments.port,
+            limits=limits,
+            workers=arguments.workers,
+        )
+        return
+    with GraphMem.open(settings) as memory:
+        if arguments.action == "create":
+            made = memory.create_key(
+                owners=arguments.owner, owner_prefix=arguments.owner_prefix, admin=arguments.admin
+            )
+            if arguments.json:
+                print(made.model_dump_json(), file=out)
+            else:
+                print(f"key {made.key.id} ({made.key.scope()}):", file=out)
+                print(made.secret, file=out)
+                print("it is shown this once: keep it now (the store keeps its hash)", file=out)
+        elif arguments.action == "list":
+            for key in memory.list_keys():
+                if arguments.json:
+                    print(key.model_dump_json(), file=out)
+                    continue
+                state = (
+                    "" if key.revoked_at is None else f", revoked {key.revoked_at:%Y-%m-%d %H:%M}"
+                )
+                print(
+                    f"{key.id}  {key.scope()}  (made {key.created_at:%Y-%m-%d %H:%M}{state})",
+                    file=out,
+                )
+        else:
+            revoked = memory.revoke_key(arguments.id)
+            if revoked is None:
+                raise InvalidInputError(f"no key {arguments.id!r} (graphmem keys list shows them)")
+            print(f"key {revoked.id} revoked", file=out)
 
 
 def run_forgetting(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
@@ -729,9 +988,36 @@ def run_forgetting(settings: Settings, arguments: argparse.Namespace, out: TextI
         run_forget_owner(settings, arguments.owner, out)
 
 
+def command_settings(arguments: argparse.Namespace) -> Settings:
+    """The settings a command runs on: the flags', variables' and file's, with the store's place.
+
+    The embedded store is kept in the per-user file (`user_store_file`) unless a path is set or
+    `--in-memory` is given; the demo keeps it in memory unless a path is set. The first time the
+    per-user folder is used, a line on stderr says where the memory is kept.
+    """
+    settings = Settings.from_env(file=arguments.config, store=arguments.store, path=arguments.path)
+    if arguments.in_memory:
+        if settings.store != "networkx":
+            raise ConfigurationError(
+                f"--in-memory is for the networkx store; the {settings.store} store keeps the"
+                " memory in its server"
+            )
+        return settings.model_copy(update={"path": None})
+    if settings.store != "networkx" or settings.path is not None or arguments.command == "demo":
+        return settings
+    path = user_store_file()
+    if not path.parent.exists():  # the store makes the folder as it opens: said once
+        print(
+            f"graphmem: the memory is kept in {path} (--path FILE or GRAPHMEM_PATH keeps it"
+            " elsewhere, --in-memory in this process only)",
+            file=sys.stderr,
+        )
+    return settings.model_copy(update={"path": path})
+
+
 def run(arguments: argparse.Namespace, out: TextIO) -> None:
     """Run one parsed command."""
-    settings = Settings.from_env(file=arguments.config, store=arguments.store, path=arguments.path)
+    settings = command_settings(arguments)
     command = arguments.command
     if command == "demo":
         run_demo(settings, out, arguments.plot, owner=arguments.owner, language=arguments.lang)
@@ -741,6 +1027,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             arguments.owner,
             input_lines(arguments.file),
             batch=arguments.batch,
+            readmit=arguments.readmit_forgotten,
             as_json=arguments.json,
             out=out,
         )
@@ -751,6 +1038,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             arguments.file,
             at=arguments.at,
             batch=arguments.batch,
+            readmit=arguments.readmit_forgotten,
             as_json=arguments.json,
             out=out,
         )
@@ -784,15 +1072,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
     elif command in ("forget", "forget-owner"):
         run_forgetting(settings, arguments, out)
     else:
-        from graphmem.mcp_server import serve  # noqa: PLC0415 (its extra may be missing)
-
-        serve(
-            settings,
-            owner=arguments.owner,
-            transport=arguments.transport,
-            host=arguments.host,
-            port=arguments.port,
-        )
+        run_service(settings, arguments, out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

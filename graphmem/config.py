@@ -1,6 +1,7 @@
 """Settings: which store and embedder to use and how to reach them, from GRAPHMEM_* variables."""
 
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from graphmem.errors import ConfigurationError
 
 ENV_PREFIX = "GRAPHMEM_"
+STORE_FILE = "graph.json"
+"""The name of the embedded store's file in the per-user data folder (see `user_store_file`)."""
 
 
 class Settings(BaseModel):
@@ -22,7 +25,9 @@ class Settings(BaseModel):
         "networkx", description="networkx (embedded, in process) or neo4j (a server over Bolt)"
     )
     path: Path | None = Field(
-        None, description="file of the networkx store; unset keeps the memory in process only"
+        None,
+        description="file of the networkx store; unset keeps the memory in process only (the"
+        " command line then keeps it in the per-user file, `user_store_file`)",
     )
     neo4j_uri: str = Field("bolt://127.0.0.1:7687", description="Bolt address of Neo4j")
     neo4j_user: str = Field("neo4j", description="Neo4j user")
@@ -116,3 +121,26 @@ def _file_values(path: Path) -> dict[str, Any]:
     if unknown:
         raise ConfigurationError(f"{path}: unknown settings {unknown}")
     return values
+
+
+def user_store_file(environ: Mapping[str, str] | None = None, platform: str | None = None) -> Path:
+    """The per-user file the command line keeps the embedded store in when no path is set.
+
+    It is `graph.json` in the folder `graphmem` of the user's data folder: `$XDG_DATA_HOME` when
+    it is set to an absolute path (on any platform), else `~/.local/share` (Linux and other
+    Unix), `~/Library/Application Support` (macOS) or `%LOCALAPPDATA%` (Windows).
+    """
+    environ = os.environ if environ is None else environ
+    platform = sys.platform if platform is None else platform
+    xdg = environ.get("XDG_DATA_HOME", "")
+    home = Path(environ["HOME"]) if environ.get("HOME") else Path.home()
+    if xdg and Path(xdg).is_absolute():  # the XDG specification ignores a relative one
+        data = Path(xdg)
+    elif platform == "darwin":
+        data = home / "Library" / "Application Support"
+    elif platform == "win32":
+        local = environ.get("LOCALAPPDATA")
+        data = Path(local) if local else home / "AppData" / "Local"
+    else:
+        data = home / ".local" / "share"
+    return data / "graphmem" / STORE_FILE

@@ -6,6 +6,9 @@ GraphMemError                 root: catch this to catch everything graphmem rais
 ├── ConfigurationError        settings that cannot work (missing password, wrong dimensions)
 ├── StoreError                the store refused an operation or holds unreadable data
 │   └── StoreUnavailableError the store could not be reached
+├── AccessError               graphmem serve refused the key: missing, unknown, revoked, or not
+│                             one for that owner (raised by graphmem.client)
+├── RequestRefusedError       graphmem serve refused the request as too large or too frequent
 └── ModelError                an embedding or language-model endpoint failed
     ├── ModelRequestError     it answered the request with an error status (not busy, not down)
     └── ModelOutputError      it could not answer as asked: an invalid answer, even repaired,
@@ -36,6 +39,14 @@ class StoreError(GraphMemError):
 
 class StoreUnavailableError(StoreError):
     """The store could not be reached."""
+
+
+class AccessError(GraphMemError):
+    """graphmem serve refused the request's key (HTTP 401 or 403)."""
+
+
+class RequestRefusedError(GraphMemError):
+    """graphmem serve refused the request as too large (413) or too frequent (429)."""
 
 
 class ModelError(GraphMemError):

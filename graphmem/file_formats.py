@@ -6,10 +6,10 @@ file's first character that is not whitespace. `{` starts JSON lines of messages
 sessions (as LongMemEval's haystacks are), each a list of `{"role": ..., "content": ...}`
 messages or an object `{"session": ID, "at": ISO-TIME, "messages": [...]}` (only messages
 required). A message becomes a turn with text = content, speaker = role, session = the
-session's id (else its number in the file, from 1) and id "SESSION:N" for its Nth message, so
-importing a file again stores nothing new; its time is the session's `at` plus one second a
-message. Sessions without `at` follow one another a minute apart, the last message at the
-start given (`--at`, default now).
+session's id (else its number in the file, from 1) and message id "SESSION:N" for its Nth
+message, so importing a file again stores nothing new; its time is the session's `at` plus one
+second a message. Sessions without `at` follow one another a minute apart, the last message at
+the start given (`--at`, default now).
 
 The export file (`graphmem export` and `import`) is JSON lines: a header naming the format, its
 version and the owner, then the owner's graph as `OwnerGraph.records()` writes it.
@@ -27,9 +27,13 @@ from graphmem.model import check_identifier, check_session, check_speaker, check
 from graphmem.results import OwnerGraph, parse_record
 
 EXPORT_FORMAT = "graphmem-export"
-EXPORT_VERSION = 1
-MESSAGE_FIELDS = {"text", "id", "at", "speaker", "session"}
-"""The keys of one observed message (a JSON object per line); only text is required."""
+EXPORT_VERSION = 2
+"""The version export files are written in: 2 adds the tombstones of forgotten messages."""
+READABLE_VERSIONS = (1, 2)
+"""The versions `read_export` reads (a version 1 file has no tombstones)."""
+MESSAGE_FIELDS = {"text", "message_id", "at", "speaker", "session"}
+"""The keys of one observed message (a JSON object per line), as the Python API and MCP name
+them; only text is required."""
 SESSION_FIELDS = {"session", "at", "messages"}
 """The keys of one chat session given as an object; only messages is required."""
 MESSAGE_GAP = timedelta(seconds=1)
@@ -81,21 +85,34 @@ def read_message(line: str, number: int) -> dict[str, Any]:
     message = json_line(line, number)
     if not isinstance(message, dict) or not isinstance(message.get("text"), str):
         raise InvalidInputError(f"line {number}: not an object with a text string")
+    if "id" in message and "message_id" not in message:
+        raise InvalidInputError(
+            f"line {number}: the message id's key is message_id, not id: rename id to message_id"
+        )
     unknown = sorted(set(message) - MESSAGE_FIELDS)
     if unknown:
         raise InvalidInputError(
             f"line {number}: unknown keys {unknown}; known: {sorted(MESSAGE_FIELDS)}"
         )
+    message_id = message.get("message_id")
     try:
         return {
             "text": check_text(message["text"]),
-            "message_id": None if message.get("id") is None else check_identifier(message["id"]),
+            "message_id": None if message_id is None else checked_message_id(message_id),
             "at": None if message.get("at") is None else parse_moment(message["at"]),
             "speaker": check_speaker(message.get("speaker", "user")),
             "session": check_session(message.get("session", "")),
         }
     except (TypeError, ValueError) as error:
         raise InvalidInputError(f"line {number}: {error}") from None
+
+
+def checked_message_id(value: object) -> str:
+    """A message's `message_id` if it is a storable id, else ValueError naming that key."""
+    try:
+        return check_identifier(value)
+    except ValueError as error:  # the model's check calls it "id"
+        raise ValueError(f"message_id {str(error).removeprefix('id ')}") from None
 
 
 def read_messages(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
@@ -231,11 +248,11 @@ def read_export(lines: Iterable[str]) -> tuple[str, OwnerGraph]:
     if (
         not isinstance(header, dict)
         or header.get("format") != EXPORT_FORMAT
-        or header.get("version") != EXPORT_VERSION
+        or header.get("version") not in READABLE_VERSIONS
         or not isinstance(header.get("owner"), str)
     ):
         raise InvalidInputError(
-            f"line 1: not a {EXPORT_FORMAT} header of version {EXPORT_VERSION} with an owner"
+            f"line 1: not a {EXPORT_FORMAT} header of version 1 or 2 with an owner"
         )
     items = []
     for number, line in rows[1:]:

@@ -1,10 +1,11 @@
 """The observe pipeline: turns stored, then their memories derived a chunk at a time.
 
-A chunk of turns is embedded at once, each turn's working memory found (the hot memories and
-the chunk's earlier turns most like it), the cognition asked once what each turn deserves
-(`perceive`: attention, related memories, impressions), and the memories, links and
-impressions written in one transaction. Turns the model cannot answer about stay pending, for a
-later observe, `complete_pending` or the sleep job.
+A turn whose message was forgotten earlier (its id has a tombstone) is not stored, unless the
+caller readmits it. A chunk of turns is embedded at once, each turn's working memory found (the
+hot memories and the chunk's earlier turns most like it), the cognition asked once what each
+turn deserves (`perceive`: attention, related memories, impressions), and the memories, links
+and impressions written in one transaction. Turns the model cannot answer about stay pending,
+for a later observe, `complete_pending` or the sleep job.
 """
 
 import gc
@@ -101,14 +102,24 @@ class Ingestion:
         which asks again (without this, every new session asked about every such chunk again)."""
 
     def observe(
-        self, owner: str, turns: list[Turn], progress: Callable[[int], None] | None
+        self,
+        owner: str,
+        turns: list[Turn],
+        progress: Callable[[int], None] | None,
+        *,
+        readmit_forgotten: bool,
     ) -> list[Observation]:
         """Store checked turns in one transaction, derive their memories; one observation each.
 
         GraphMem.observe_many says what happens.
         """
-        stored = {turn.id: turn for turn in self._store.save_turns(owner, turns)}
-        conflicts = {turn.id for turn in turns if stored[turn.id].text != turn.text}
+        saved = self._store.save_turns(owner, turns, readmit_forgotten=readmit_forgotten)
+        stored = {turn.id: turn for turn in saved}
+        # The store leaves out the turns of messages forgotten earlier (unless readmitted).
+        forgotten = {turn.id for turn in turns if turn.id not in stored}
+        conflicts = {
+            turn.id for turn in turns if turn.id in stored and stored[turn.id].text != turn.text
+        }
         if conflicts:
             others = " (the batch's other turns are stored, pending)" if len(stored) > 1 else ""
             named = ", ".join(map(repr, sorted(conflicts)))
@@ -146,6 +157,16 @@ class Ingestion:
                         )
         observations = []
         for turn in turns:
+            if turn.id in forgotten:
+                observations.append(
+                    Observation(
+                        turn=turn.model_copy(update={"pending": False}),
+                        memories=[],
+                        pending=False,
+                        forgotten=True,
+                    )
+                )
+                continue
             memories, conjectures = derived.get(turn.id, ([], []))
             observations.append(
                 Observation(

@@ -73,6 +73,10 @@ Moment = Annotated[
     Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
 ]
 Speaker = Annotated[str, Field(description="who said it, e.g. user or assistant")]
+Readmit = Annotated[
+    bool,
+    Field(description="store a message forgotten earlier again (otherwise it is skipped)"),
+]
 SessionName = Annotated[
     str, Field(description="the conversation session it belongs to ('' for none)")
 ]
@@ -113,13 +117,15 @@ class MemoryTools:
         at: Moment = None,
         speaker: Speaker = "user",
         session: SessionName = "",
+        readmit_forgotten: Readmit = False,
     ) -> CallToolResult:
         """Store a message of the conversation and the memory derived from it.
 
         Returns the stored turn, the memories derived from it by this call with their importance
         (0-10; none when the message id was already stored), whether the turn waits for the
-        model (pending), and conjectures: impressions the turn made strong enough to consider,
-        such as "The user has a cold".
+        model (pending), whether it was forgotten earlier and so not stored (forgotten), and
+        conjectures: impressions the turn made strong enough to consider, such as "The user has
+        a cold".
         """
         with self._call():
             observation = self._memory.observe(
@@ -129,6 +135,7 @@ class MemoryTools:
                 at=at,
                 speaker=speaker,
                 session=session,
+                readmit_forgotten=readmit_forgotten,
             )
         observed = observation.as_json()
         return CallToolResult(
@@ -143,6 +150,7 @@ class MemoryTools:
         ],
         *,
         owner: OwnerArgument = None,
+        readmit_forgotten: Readmit = False,
     ) -> CallToolResult:
         """Store several messages of the conversation at once, and the memories derived from them.
 
@@ -153,7 +161,9 @@ class MemoryTools:
         """
         items = [message.model_dump() for message in messages]
         with self._call():
-            observations = self._memory.observe_many(self._whose(owner), items)
+            observations = self._memory.observe_many(
+                self._whose(owner), items, readmit_forgotten=readmit_forgotten
+            )
         observed = {"observations": [observation.as_json() for observation in observations]}
         return CallToolResult(
             content=[TextContent(type="text", text=json.dumps(observed, ensure_ascii=False))],

@@ -16,6 +16,7 @@ from graphmem.cognition.base import Cognition, CountedCognition
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import Embedder
+from graphmem.errors import InvalidInputError
 from graphmem.forgetting import Forget
 from graphmem.ingestion import Ingestion
 from graphmem.inputs import (
@@ -26,6 +27,7 @@ from graphmem.inputs import (
     query_of,
     recall_weights,
 )
+from graphmem.keys import ApiKey, KeyInfo, NewKey, key_id_of, matches, new_key
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
@@ -158,10 +160,12 @@ class GraphMem:
         at: datetime | None = None,
         speaker: str = "user",
         session: str = "",
+        readmit_forgotten: bool = False,
     ) -> Observation:
         """Store a perceived item as a Turn, then derive its Memory; one message id stores once.
 
-        The batch of one of `observe_many`, which says what happens.
+        The batch of one of `observe_many`, which says what happens (a message forgotten
+        earlier is not stored again unless `readmit_forgotten`).
         """
         item = {
             "text": text,
@@ -170,7 +174,7 @@ class GraphMem:
             "speaker": speaker,
             "session": session,
         }
-        [observation] = self.observe_many(owner, [item])
+        [observation] = self.observe_many(owner, [item], readmit_forgotten=readmit_forgotten)
         return observation
 
     def observe_many(
@@ -179,15 +183,19 @@ class GraphMem:
         items: Sequence[Mapping[str, Any]],
         *,
         progress: Callable[[int], None] | None = None,
+        readmit_forgotten: bool = False,
     ) -> list[Observation]:
         """Store perceived items as Turns in one transaction, then derive their Memories.
 
         Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
-        `observe`); one message id stores once. The turns are stored, in order, before any model
-        call. Their memories are derived OBSERVE_CHUNK turns at a time (fewer when the model's
-        context is too small for that many): one batched embedding, one working-memory search,
-        one model call (`perceive`) and one store transaction a chunk; a turn's working memory
-        holds the hot memories and the earlier turns of its chunk most like it. A chunk the
+        `observe`); one message id stores once, and a message forgotten earlier (its id has the
+        tombstone `forget_message` left) not at all: its observation says `forgotten`, unless
+        `readmit_forgotten` deletes the tombstones of the batch's ids and stores the messages
+        afresh. The turns are stored, in order, before any model call. Their memories are
+        derived OBSERVE_CHUNK turns at a time (fewer when the model's context is too small for
+        that many): one batched embedding, one working-memory search, one model call
+        (`perceive`) and one store transaction a chunk; a turn's working memory holds the hot
+        memories and the earlier turns of its chunk most like it. A chunk the
         model cannot answer about is asked about again turn by turn (in halves when longer than
         its context); the turns it cannot answer about alone stay pending for the sleep job. If
         the model fails otherwise (unreachable, refusing), the turns not derived yet stay
@@ -200,7 +208,8 @@ class GraphMem:
         Returns one observation per item, in order.
         """
         checked(check_owner, owner)
-        return self._ingestion.observe(owner, observed_turns(owner, items), progress)
+        turns = observed_turns(owner, items)
+        return self._ingestion.observe(owner, turns, progress, readmit_forgotten=readmit_forgotten)
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
@@ -258,6 +267,45 @@ class GraphMem:
         """Every owner that has a turn stored, sorted."""
         return self._store.owners()
 
+    def create_key(
+        self,
+        *,
+        owners: Sequence[str] = (),
+        owner_prefix: str | None = None,
+        admin: bool = False,
+        at: datetime | None = None,
+    ) -> NewKey:
+        """A new API key of `graphmem serve` for these owners, this prefix, or every owner.
+
+        The secret is in the answer and nowhere else: the store keeps its hash (graphmem.keys).
+        """
+        if isinstance(owners, str) or not isinstance(owners, Sequence):
+            raise InvalidInputError("owners must be a list of owner names")
+        record, secret = new_key(
+            owners=list(owners), owner_prefix=owner_prefix, admin=admin, now=moment_or_now(at)
+        )
+        self._store.save_key(record)
+        return NewKey(key=record.info(), secret=secret)
+
+    def list_keys(self) -> list[KeyInfo]:
+        """Every API key, oldest first, without its secret or the secret's hash."""
+        return [key.info() for key in self._store.list_keys()]
+
+    def revoke_key(self, key_id: str, *, at: datetime | None = None) -> KeyInfo | None:
+        """Revoke an API key: no request is let in with it any more; None if there is none."""
+        if not isinstance(key_id, str):
+            raise InvalidInputError(f"key_id must be a string, not {type(key_id).__name__}")
+        revoked = self._store.revoke_key(key_id, moment_or_now(at))
+        return None if revoked is None else revoked.info()
+
+    def authenticate(self, secret: str) -> ApiKey | None:
+        """The API key a presented secret is, unless it is unknown or revoked."""
+        key_id = key_id_of(secret) if isinstance(secret, str) else None
+        key = None if key_id is None else self._store.find_key(key_id)
+        if key is None or key.revoked_at is not None or not matches(key, secret):
+            return None
+        return key
+
     def export(self, owner: str) -> OwnerGraph:
         """Every node and edge of one owner, in a fixed order."""
         checked(check_owner, owner)
@@ -275,7 +323,7 @@ class GraphMem:
         return self._store.count_graph(owner)
 
     def forget(self, owner: str) -> GraphCounts:
-        """Delete everything of one owner; returns the counts left, all zero."""
+        """Delete everything of one owner, tombstones included; returns the counts left, zero."""
         checked(check_owner, owner)
         self._store.forget(owner)
         return self._store.count_graph(owner)
@@ -289,7 +337,8 @@ class GraphMem:
         validity set again (forgetting.py says what exactly). Everything else, attention
         included, stays as it was. All is worked out first and written in one transaction: a
         model failure (ModelError) changes nothing, and forgetting a message again finds
-        nothing. Embedding-cache entries of the texts that went are dropped.
+        nothing. Embedding-cache entries of the texts that went are dropped. The message's id
+        leaves a tombstone (its hash), so that observing it again stores nothing.
         """
         checked(check_owner, owner)
         checked(check_identifier, message_id)

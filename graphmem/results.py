@@ -1,9 +1,9 @@
 """What the facade returns: observations, recalls, sleep and forgetting reports, health.
 
-The store's counts and exported graph (`GraphCounts`, `HealthCounts`, `OwnerGraph`, what a
-recall woke, the store's traffic) are defined beside the store protocol, which returns them;
-they are listed here too, so that the faces (CLI, MCP, demo) take every type they show from one
-place and never reach into the stores.
+The store's counts and exported graph (`GraphCounts`, `HealthCounts`, `OwnerGraph` with its
+`Tombstone`s, what a recall woke, the store's traffic) are defined beside the store protocol,
+which returns them; they are listed here too, so that the faces (CLI, MCP, demo) take every
+type they show from one place and never reach into the stores.
 """
 
 from datetime import datetime
@@ -18,6 +18,7 @@ from graphmem.store.base import (
     HealthCounts,
     OwnerGraph,
     StoreTraffic,
+    Tombstone,
     Woken,
     parse_record,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "SleepProgress",
     "SleepReport",
     "StoreTraffic",
+    "Tombstone",
     "Woken",
     "parse_record",
 ]
@@ -46,8 +48,9 @@ class Observation(BaseModel):
 
     `pending` is true when the model failed: the turn is stored and its memories will be
     derived by a later call or by `complete_pending`. `memories` is empty then, and also when
-    the turn had been derived by an earlier call. `conjectures` are the impressions that this
-    turn tipped over the threshold: new conjecture memories for the agent to consider.
+    the turn had been derived by an earlier call (the message was already stored) or the
+    message was forgotten earlier. `conjectures` are the impressions that this turn tipped over
+    the threshold: new conjecture memories for the agent to consider.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -56,6 +59,9 @@ class Observation(BaseModel):
     memories: list[Memory]
     pending: bool
     conjectures: list[Memory] = []
+    forgotten: bool = False
+    """The message was forgotten earlier (its id has a tombstone): nothing was stored, and
+    `turn` is the turn as given. `readmit_forgotten=True` stores it again."""
 
     def as_json(self) -> dict[str, Any]:
         """The observation as JSON-ready data: everything but the embeddings."""

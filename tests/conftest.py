@@ -1,4 +1,5 @@
-"""Fixtures: a real Neo4j started through scripts/neo4j, and store tests run on both stores."""
+"""Fixtures: a real Neo4j started through scripts/neo4j, store tests run on both stores, and a
+data folder of its own for each test (the command line keeps its default file there)."""
 
 import multiprocessing
 import os
@@ -205,3 +206,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 def memory(store: Store, embedder: CachedEmbedder) -> GraphMem:
     """The facade over each store in turn (closed with the store)."""
     return GraphMem(store, embedder)
+
+
+@pytest.fixture(autouse=True)
+def user_data_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """XDG_DATA_HOME set to a folder of the test's own: no command run writes the user's file."""
+    folder = tmp_path_factory.mktemp("xdg-data")
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder

@@ -140,8 +140,11 @@ def test_consolidate_refuses_a_time_without_offset(tmp_path: Path) -> None:
     done = run_cli(
         "consolidate", "--owner", "ann", "--path", str(tmp_path / "g.json"), "--at", "2026-03-01"
     )
-    assert done.returncode == 1
-    assert done.stderr == "graphmem: at must be timezone-aware\n"
+    assert done.returncode == 2  # a command line it cannot parse, with the usage
+    assert done.stderr.endswith(
+        "graphmem consolidate: error: argument --at: '2026-03-01' has no UTC offset: give one,"
+        " such as --at 2026-05-01T09:00:00+00:00\n"
+    )
 
 
 def store_arguments(store: str, request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
@@ -195,9 +198,14 @@ def cli_bytes(
 
 
 MESSAGES = [
-    {"text": "I'm allergic to milk.", "id": "m1", "at": "2026-03-01T09:00:00+00:00"},
-    {"text": "We adopted a cat named Miso.", "id": "m2", "at": "2026-03-01T09:05:00+00:00"},
-    {"text": "My throat hurts.", "id": "m3", "at": "2026-03-02T09:00:00+00:00", "session": "s2"},
+    {"text": "I'm allergic to milk.", "message_id": "m1", "at": "2026-03-01T09:00:00+00:00"},
+    {"text": "We adopted a cat named Miso.", "message_id": "m2", "at": "2026-03-01T09:05:00+00:00"},
+    {
+        "text": "My throat hurts.",
+        "message_id": "m3",
+        "at": "2026-03-02T09:00:00+00:00",
+        "session": "s2",
+    },
 ]
 
 
@@ -215,7 +223,9 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     assert "embedding" not in replies[0]["memories"][0]
     assert [c["text"] for c in replies[2]["conjectures"]] == ["The user has a cold"]
     file = tmp_path / "more.jsonl"
-    file.write_text(json.dumps({"text": "Miso knocked over a glass of milk.", "id": "m4"}) + "\n")
+    file.write_text(
+        json.dumps({"text": "Miso knocked over a glass of milk.", "message_id": "m4"}) + "\n"
+    )
     assert forked_cli(where, "observe", "--owner", owner, str(file)).stdout.startswith(
         "m4: attention"
     )
@@ -245,7 +255,7 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     exported = tmp_path / "export.jsonl"
     assert forked_cli(where, "export", "--owner", owner, "--out", str(exported)).returncode == 0
     header = json.loads(exported.read_text().splitlines()[0])
-    assert header == {"format": "graphmem-export", "version": 1, "owner": owner}
+    assert header == {"format": "graphmem-export", "version": 2, "owner": owner}
     neighbour = forked_cli(where, "observe", "--owner", owner + "-b", stdin=lines)
     assert neighbour.returncode == 0, neighbour.stderr
     neighbour_stats = forked_cli(where, "stats", "--owner", owner + "-b", "--json").stdout
@@ -265,7 +275,7 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
 
 def test_bad_input_lines_are_named_and_what_came_before_stays(tmp_path: Path) -> None:
     where = ["--path", str(tmp_path / "graph.json")]
-    good = json.dumps({"text": "I'm allergic to milk.", "id": "m1"})
+    good = json.dumps({"text": "I'm allergic to milk.", "message_id": "m1"})
     for bad, problem in [
         ("{not json", "line 2: not JSON"),
         ('["a list"]', "line 2: not an object with a text string"),
@@ -322,7 +332,9 @@ def test_a_large_import_is_loaded_in_parts_and_a_large_load_refused(
 
 def test_bad_paths_and_bytes_are_named_plainly(tmp_path: Path) -> None:
     where = ["--path", str(tmp_path / "graph.json")]
-    cli(where, "observe", "--owner", "ann", stdin=json.dumps({"text": "Hello.", "id": "m1"}))
+    cli(
+        where, "observe", "--owner", "ann", stdin=json.dumps({"text": "Hello.", "message_id": "m1"})
+    )
     kept = tmp_path / "kept.jsonl"
     kept.write_text("an earlier export\n")
     folder = tmp_path / "folder.json"

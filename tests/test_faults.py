@@ -162,7 +162,7 @@ def messages_file(path: Path) -> Path:
         json.dumps(
             {
                 "text": text,
-                "id": f"m{number}",
+                "message_id": f"m{number}",
                 "at": (START + timedelta(days=days[session], hours=4 * (number % 4))).isoformat(),
                 "session": session,
             }

@@ -1,10 +1,12 @@
 """Forgetting one message on both stores: what derives only from it goes, the rest is as if the
 message had never been said (for what it did not colour through attention or consolidation).
 
-The property test builds random conversations, forgets random messages and compares with the
-graph built without them; the scenarios check each kind of re-derivation by name: a summary
-written again, an event told again or gone, an impression's cue subtracted, a conjecture gone or
-made by a later cue, a fact's validity restored.
+The property test builds random conversations, forgets random messages, compares with the graph
+built without them, and imports the whole conversation again, which stores nothing of the
+forgotten messages (tests/test_forget_tombstones.py checks their tombstones by name); the
+scenarios check each kind of re-derivation by name: a summary written again, an event told
+again or gone, an impression's cue subtracted, a conjecture gone or made by a later cue, a
+fact's validity restored.
 """
 
 import uuid
@@ -30,7 +32,7 @@ from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.results import Forgotten
 from graphmem.sleep import dialogue
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import OwnerGraph, Store, tombstone_hash
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import Reply, scripted_openai_server
 
@@ -64,17 +66,24 @@ def marker(index: int) -> str:
     return f"[k{index}]"
 
 
+def history(messages: list[Message]) -> list[dict[str, Any]]:
+    """The messages as items to observe, an hour apart, each with its id and session."""
+    return [
+        {
+            "text": f"{marker(index)} {SENTENCES[sentence]}",
+            "message_id": f"message-{index}",
+            "at": START + index * HOUR,
+            "session": session,
+        }
+        for index, (sentence, session) in enumerate(messages)
+    ]
+
+
 def said(memory: GraphMem, owner: str, messages: list[Message], left_out: set[int]) -> None:
-    """Observe the messages but those left out, an hour apart, then run the sleep job."""
-    for index, (sentence, session) in enumerate(messages):
+    """Observe the messages but those left out, one by one, then run the sleep job."""
+    for index, item in enumerate(history(messages)):
         if index not in left_out:
-            memory.observe(
-                owner,
-                f"{marker(index)} {SENTENCES[sentence]}",
-                message_id=f"message-{index}",
-                at=START + index * HOUR,
-                session=session,
-            )
+            memory.observe(owner, **item)
     memory.consolidate(owner, at=START + len(messages) * HOUR)
 
 
@@ -202,7 +211,12 @@ def test_forgetting_leaves_the_graph_built_without_the_messages(
     messages: list[Message],
     data: st.DataObject,
 ) -> None:
-    """The graph built without the messages is made in an embedded store, for the same owner."""
+    """The graph built without the messages is made in an embedded store, for the same owner.
+
+    Then the whole conversation is imported again (observe_many, as `graphmem import-history`
+    does): the forgotten messages are reported forgotten, the others already stored, and the
+    graph stays exactly as forgetting left it.
+    """
     forgotten = data.draw(
         st.lists(
             st.integers(0, len(messages) - 1), min_size=1, max_size=len(messages), unique=True
@@ -229,6 +243,21 @@ def test_forgetting_leaves_the_graph_built_without_the_messages(
     check_derived_again(after, {f"message-{index}" for index in forgotten})
     assert not memory.forget_message(owner, f"message-{forgotten[0]}").found
     assert store.export(owner) == after
+    assert {tombstone.hash for tombstone in after.tombstones} == {
+        tombstone_hash(f"message-{index}") for index in forgotten
+    }
+
+    again = memory.observe_many(owner, history(messages))
+
+    assert [seen.forgotten for seen in again] == [
+        index in forgotten for index in range(len(messages))
+    ]
+    assert [seen.memories for seen in again] == [[]] * len(messages)
+    assert not [seen.turn.id for seen in again if seen.pending]
+    assert store.export(owner) == after
+    assert comparable(store.export(owner)) == comparable(rebuilt.export(owner))
+    for index in forgotten:
+        assert not [text for text in texts_of(owner) if marker(index) in text]
 
 
 def test_forgetting_subtracts_a_cue_and_moves_the_conjecture_to_a_later_one(

@@ -292,10 +292,11 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
     if label in {"Memory", "Event"}
     else set(model.model_fields)
     for label, model in NODE_LABELS.items()
-} | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}}
+} | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}, "Tombstone": {"owner", "hash"}}
 """The property keys each label may have on Neo4j: the model's fields, attention flattened, a
-memory's terms (the words of its text that the fulltext indexes read), and the owner's Owner
-node, its write lock, which holds its owner only."""
+memory's terms (the words of its text that the fulltext indexes read), the owner's Owner
+node, its write lock, which holds its owner only, and the Tombstone a forgotten message leaves
+(the hash of its id)."""
 MODEL_PROPERTIES["Memory"].add("terms")
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
 LINK_PROPERTIES = set(Link.model_fields) - {"type", "source", "target"}
@@ -780,25 +781,33 @@ CLI_REFUSED_LINES: list[tuple[str, str, str]] = [
     ),
     (
         "an id nested 100,000 deep",
-        '{"text": "hi", "id": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        '{"text": "hi", "message_id": ' + "[" * 100_000 + "]" * 100_000 + "}",
         "not JSON",
     ),
-    ("an id nested 500 deep", '{"text": "hi", "id": ' + "[" * 500 + "]" * 500 + "}", "id"),
+    (
+        "an id nested 500 deep",
+        '{"text": "hi", "message_id": ' + "[" * 500 + "]" * 500 + "}",
+        "message_id",
+    ),
     ("a text of 2 MB", json.dumps({"text": "x" * 2_000_000}), "text has 2000000 characters"),
     ("2 MB that is not JSON", "x" * 2_000_000, "not JSON"),
     ("a text that is a number", '{"text": 42}', "text string"),
     ("a text that is a list", '{"text": ["hi"]}', "text string"),
     ("a text that is NaN", '{"text": NaN}', "text string"),
     ("a line that is a string", '"just a string"', "text string"),
-    ("an id that is a number", '{"text": "hi", "id": 42}', "id"),
-    ("an id over the limit", json.dumps({"text": "hi", "id": "i" * (MAX_ID_CHARS + 1)}), "id"),
+    ("an id that is a number", '{"text": "hi", "message_id": 42}', "message_id"),
+    (
+        "an id over the limit",
+        json.dumps({"text": "hi", "message_id": "i" * (MAX_ID_CHARS + 1)}),
+        "message_id",
+    ),
     ("a speaker that is null", '{"text": "hi", "speaker": null}', "speaker"),
     ("a session that is a list", '{"text": "hi", "session": ["s"]}', "session"),
     ("a time that is a number", '{"text": "hi", "at": 42}', ""),
     ("a time without offset", '{"text": "hi", "at": "2026-03-01T09:00:00"}', "timezone"),
     ("an owner per line", '{"text": "hi", "owner": "someone-else"}', "unknown keys ['owner']"),
     ("a text with a lone surrogate", '{"text": "hi \\ud800"}', "text"),
-    ("an id with a lone surrogate", '{"text": "hi", "id": "\\udfff"}', "id"),
+    ("an id with a lone surrogate", '{"text": "hi", "message_id": "\\udfff"}', "message_id"),
 ]
 """Lines the command line refuses, each after a good line: what its message must say."""
 
@@ -854,16 +863,16 @@ def exported_turns(where: list[str], owner: str) -> dict[str, dict[str, Any]]:
 def hostile_messages(bystander: str) -> list[tuple[Hostile, dict[str, str]]]:
     """Each case that must be stored, with its message (texts, ids, sessions, speakers)."""
     messages = [
-        (case, {"text": case.value, "id": f"text-{index}"})
+        (case, {"text": case.value, "message_id": f"text-{index}"})
         for index, case in enumerate(TEXTS + aimed_at(bystander))
     ]
-    messages += [(case, {"text": PLAIN, "id": case.value}) for case in IDS]
+    messages += [(case, {"text": PLAIN, "message_id": case.value}) for case in IDS]
     messages += [
-        (case, {"text": PLAIN, "id": f"session-{index}", "session": case.value})
+        (case, {"text": PLAIN, "message_id": f"session-{index}", "session": case.value})
         for index, case in enumerate(SESSIONS)
     ]
     messages += [
-        (case, {"text": PLAIN, "id": f"speaker-{index}", "speaker": case.value})
+        (case, {"text": PLAIN, "message_id": f"speaker-{index}", "speaker": case.value})
         for index, case in enumerate(SPEAKERS)
     ]
     return [(case, message) for case, message in messages if case.stored]
@@ -888,7 +897,7 @@ def test_hostile_lines_are_stored_verbatim_by_the_command_line(
     where = cli_store(flavour, request, tmp_path, embedding_cache)
     raw = raw_graph(request) if flavour == "neo4j" else None
     bystander = f"{owner}-b"
-    messages = [{"text": text, "id": f"b{n}"} for n, text in enumerate(BYSTANDER_TEXTS)]
+    messages = [{"text": text, "message_id": f"b{n}"} for n, text in enumerate(BYSTANDER_TEXTS)]
     assert cli(where, "observe", "--owner", bystander, stdin=json_lines(messages)).returncode == 0
     bystander_before = cli(where, "export", "--owner", bystander).stdout
     schema_before = raw.schema() if raw is not None else None
@@ -903,7 +912,7 @@ def test_hostile_lines_are_stored_verbatim_by_the_command_line(
         replies = [json.loads(line)["turn"] for line in done.stdout.split("\n") if line]
         turns = exported_turns(where, owner)
         for number, (case, message) in enumerate(hostile):
-            sent = as_turn(message)
+            sent = as_turn({"id": message["message_id"], **message})
             reply = replies[number] if number < len(replies) else {}
             stored = turns.get(sent["id"], {})
             if any(
@@ -949,7 +958,7 @@ class Refusal:
 
 def refusals() -> list[Refusal]:
     """Bad lines (each after a good one), hostile owners and a query over the limit."""
-    good = json.dumps({"text": "A good line.", "id": "good"})
+    good = json.dumps({"text": "A good line.", "message_id": "good"})
     found = [
         Refusal(
             name, ["observe", "--owner", "ann"], f"{good}\n{line}\n", "graphmem: line 2: ", says
@@ -976,7 +985,7 @@ def refusals() -> list[Refusal]:
                 "",
             )
         )
-    too_long = f"text has {MAX_TEXT_CHARS + 1} characters"
+    too_long = f"query has {MAX_TEXT_CHARS + 1} characters"
     recall = ["recall", "--owner", "ann", MAX_TEXT + "x"]
     return [*found, Refusal("recall of a query over the limit", recall, "", "graphmem: ", too_long)]
 
@@ -1016,7 +1025,7 @@ def test_what_reaches_the_store_from_the_command_line(
     with counted("CLI") as tally:
         for name, line, says in CLI_REFUSED_BY_THE_STORE:
             tally.tried += 1
-            good = json.dumps({"text": "A good line.", "id": f"good-{name}"})
+            good = json.dumps({"text": "A good line.", "message_id": f"good-{name}"})
             done = cli(where, "observe", "--owner", owner, stdin=f"{good}\n{line}\n")
             check_refusal(tally, f"line with {name}", done, "graphmem: line 2: ", says)
 
@@ -1024,7 +1033,8 @@ def test_what_reaches_the_store_from_the_command_line(
         by_file = f"{owner}-file"
         file = tmp_path / "breakers.jsonl"
         file.write_text(
-            json_lines([{"text": c.value, "id": c.name} for c in LINE_BREAKERS]), encoding="utf-8"
+            json_lines([{"text": c.value, "message_id": c.name} for c in LINE_BREAKERS]),
+            encoding="utf-8",
         )
         tally.tried += len(LINE_BREAKERS)
         done = cli(where, "observe", "--owner", by_file, str(file))
@@ -1038,8 +1048,8 @@ def test_what_reaches_the_store_from_the_command_line(
         tally.tried += 1
         lines = json_lines(
             [
-                {"text": MAX_TEXT, "id": "limit", "session": "limit"},
-                {"text": "Next day.", "id": "next", "session": "next"},
+                {"text": MAX_TEXT, "message_id": "limit", "session": "limit"},
+                {"text": "Next day.", "message_id": "next", "session": "next"},
             ]
         )
         done = cli(where, "observe", "--owner", limit, stdin=lines)

@@ -141,7 +141,15 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
         observe, recall, consolidate = tools["observe"], tools["recall"], tools["consolidate"]
         assert observe.input_schema["required"] == ["text", "message_id"]
         arguments = observe.input_schema["properties"]
-        assert set(arguments) == {"text", "message_id", "owner", "at", "speaker", "session"}
+        assert set(arguments) == {
+            "text",
+            "message_id",
+            "owner",
+            "at",
+            "speaker",
+            "session",
+            "readmit_forgotten",
+        }
         assert {"format": "date-time", "type": "string"} in arguments["at"]["anyOf"]
         assert "UTC offset" in arguments["at"]["description"]
         assert recall.input_schema["required"] == ["query"]
@@ -163,6 +171,7 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             "memories",
             "pending",
             "conjectures",
+            "forgotten",
         }
         assert "embedding" not in observe.output_schema["$defs"]["Memory"]["properties"]
         many = tools["observe_many"]

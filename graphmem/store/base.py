@@ -1,13 +1,15 @@
 """The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it."""
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
 
 from graphmem.errors import InvalidInputError
+from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
@@ -22,6 +24,7 @@ from graphmem.model import (
     MemoryKind,
     Moment,
     Node,
+    Owner,
     Tier,
     Turn,
 )
@@ -75,11 +78,13 @@ class GraphCounts(BaseModel):
     links: dict[str, int]
     tiers: dict[int, int]
     beliefs: dict[str, int]
+    tombstones: int = 0
+    """The tombstones of the messages the owner forgot (Tombstone), kept apart from `nodes`."""
 
     @property
     def total(self) -> int:
-        """Nodes and edges together."""
-        return sum(self.nodes.values()) + sum(self.links.values())
+        """Nodes, edges and tombstones together."""
+        return sum(self.nodes.values()) + sum(self.links.values()) + self.tombstones
 
 
 class HealthCounts(BaseModel):
@@ -274,19 +279,44 @@ class Forgetting(BaseModel):
     linked: list[tuple[str, str, Link]]
 
 
+class Tombstone(BaseModel):
+    """What is kept of a forgotten message: its owner and the hash of its id, never its text.
+
+    Observing a message whose id has a tombstone stores nothing (unless readmitted); the hash
+    is tombstone_hash(message id).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    owner: Owner
+    hash: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
+
+
+def tombstone_hash(message_id: str) -> str:
+    """The hash a forgotten message's tombstone keeps: the SHA-256 of its id, in hex."""
+    return hashlib.sha256(message_id.encode("utf-8")).hexdigest()
+
+
+def tombstone_of(owner: str, message_id: str) -> Tombstone:
+    """The tombstone that forgetting one of the owner's messages leaves."""
+    return Tombstone(owner=owner, hash=tombstone_hash(message_id))
+
+
 class OwnerGraph(BaseModel):
     """Everything one owner has, in a fixed order, so two graphs compare equal by content.
 
-    Nodes by label and id; edges as (source label, target label, link) by type and ends.
+    Nodes by label and id; edges as (source label, target label, link) by type and ends; the
+    tombstones of the messages it forgot, by hash.
     """
 
     model_config = ConfigDict(frozen=True)
 
     nodes: list[Node]
     links: list[tuple[str, str, Link]]
+    tombstones: list[Tombstone] = []
 
     def records(self) -> list[dict[str, Any]]:
-        """The graph as JSON-ready records: {label, node} per node, then one per edge."""
+        """The graph as JSON-ready records: {label, node} per node, one per edge, {tombstone}."""
         nodes = [
             {"label": type(node).__name__, "node": node.model_dump(mode="json")}
             for node in self.nodes
@@ -299,7 +329,8 @@ class OwnerGraph(BaseModel):
             }
             for source_label, target_label, link in self.links
         ]
-        return nodes + links
+        tombstones = [{"tombstone": tombstone.model_dump()} for tombstone in self.tombstones]
+        return nodes + links + tombstones
 
     @classmethod
     def from_records(cls, records: Sequence[Any]) -> "OwnerGraph":
@@ -313,21 +344,24 @@ class OwnerGraph(BaseModel):
         return cls.of(items)
 
     @classmethod
-    def of(cls, items: Sequence["Node | tuple[str, str, Link]"]) -> "OwnerGraph":
-        """The graph of parsed records, nodes and labelled edges mixed, in their order."""
+    def of(cls, items: Sequence["Node | tuple[str, str, Link] | Tombstone"]) -> "OwnerGraph":
+        """The graph of parsed records, nodes, labelled edges and tombstones mixed, in order."""
         return cls(
             nodes=[item for item in items if isinstance(item, Node)],
             links=[item for item in items if isinstance(item, tuple)],
+            tombstones=[item for item in items if isinstance(item, Tombstone)],
         )
 
 
-def parse_record(record: Any) -> Node | tuple[str, str, Link]:
-    """One record of OwnerGraph.records(): a node, or an edge with its ends' labels."""
+def parse_record(record: Any) -> Node | tuple[str, str, Link] | Tombstone:
+    """One record of OwnerGraph.records(): a node, an edge with its ends' labels, a tombstone."""
     try:
         if not isinstance(record, dict):
             raise TypeError("not a JSON object")
         if "node" in record:
             return NODE_LABELS[record["label"]].model_validate(record["node"])
+        if "tombstone" in record:
+            return Tombstone.model_validate(record["tombstone"])
         ends = (record["source_label"], record["target_label"])
         if not set(ends) <= set(NODE_LABELS):
             raise KeyError(f"labels {ends}")
@@ -385,6 +419,15 @@ def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
             raise InvalidInputError(f"memory {node.id} has no embedding to store")
 
 
+def check_tombstones(owner: str, tombstones: Sequence[Tombstone]) -> None:
+    """Refuse tombstones of another owner."""
+    for tombstone in tombstones:
+        if tombstone.owner != owner:
+            raise InvalidInputError(
+                f"tombstone {tombstone.hash} belongs to {tombstone.owner}, not {owner}"
+            )
+
+
 class Store(Protocol):
     """Where an owner's graph lives; every verb is scoped to one owner.
 
@@ -395,11 +438,15 @@ class Store(Protocol):
     def prepare(self, dimensions: int) -> None:
         """Create what the store needs for embeddings of this size; safe to call again."""
 
-    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+    def save_turns(
+        self, owner: str, turns: Sequence[Turn], *, readmit_forgotten: bool = False
+    ) -> list[Turn]:
         """Store the owner's turns in order, each unless one with its id is stored; return them.
 
         One transaction. Returns, in input order, the stored turn of each: the new one, or the
-        one already there (a turn never changes once stored).
+        one already there (a turn never changes once stored). A turn whose id has a tombstone
+        (a message the owner forgot) is neither stored nor returned, unless `readmit_forgotten`:
+        then the turns' tombstones are deleted first and they are stored.
         """
 
     def save_memories(
@@ -438,11 +485,13 @@ class Store(Protocol):
 
         One transaction; a node already stored keeps its properties; turns take their
         positions in the order of the positions they carry (those without one last); edges
-        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
+        whose ends are not stored are skipped. Its tombstones are stored but those of its turns:
+        a turn loaded is no longer forgotten (its tombstone goes). For imports and benchmarks,
+        not for `observe`.
         """
 
     def forget(self, owner: str) -> None:
-        """Delete every node and edge of the owner; other owners are untouched.
+        """Delete every node, edge and tombstone of the owner; other owners are untouched.
 
         Neo4j deletes in batches of committed transactions: if interrupted, run it again.
         """
@@ -497,16 +546,28 @@ class Store(Protocol):
     def forget_turn(self, owner: str, forgetting: Forgetting) -> bool:
         """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
 
-        Not written (False) when `provenance` now differs from `forgetting.provenance`: work it
-        out again. The embedded store writes a snapshot afterwards, so no journal on disk keeps
-        what went.
+        The turn's id leaves a tombstone (tombstone_of), in the same transaction. Not written
+        (False) when `provenance` now differs from `forgetting.provenance`: work it out again.
+        The embedded store writes a snapshot afterwards, so no journal on disk keeps what went.
         """
 
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""
 
+    def save_key(self, key: ApiKey) -> None:
+        """Store a new API key's record, outside every owner's graph."""
+
+    def find_key(self, key_id: str) -> ApiKey | None:
+        """The API key with this id, or None."""
+
+    def list_keys(self) -> list[ApiKey]:
+        """Every API key, oldest first."""
+
+    def revoke_key(self, key_id: str, at: datetime) -> ApiKey | None:
+        """Mark the key revoked at `at` (the first revocation's time stays); None if unknown."""
+
     def export(self, owner: str) -> OwnerGraph:
-        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
+        """Every node, edge and tombstone of the owner (by label and id, type and ends, hash)."""
 
     def find_similar_memories(
         self,
@@ -576,7 +637,10 @@ class Store(Protocol):
         """Sink memories whose attention faded or that overflow a tier; return the moves made."""
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief.
+
+        With them its tombstones.
+        """
 
     def count_health(self, owner: str) -> HealthCounts:
         """Count the owner's memories per kind, work queues, open contradictions and the like."""

@@ -8,10 +8,15 @@ everything written since; opening the store replays it. One process at a time ma
 (flock).
 
 The format: the snapshot is one JSON object (FORMAT, VERSION, the sequence number of the last
-change it holds, every node with its label, every edge with its owner and its ends' labels); the
+change it holds, every node with its label, the tombstones of forgotten messages as nodes of the
+label Tombstone, every edge with its owner and its ends' labels); the
 journal holds a JSON object a line, a change with its sequence number. What a change says, and
 what it does to the graph, is the store's (graphmem.store.networkx): this module numbers,
 keeps and hands back changes without reading them.
+
+Beside them, `.keys` holds the API keys of `graphmem serve` (graphmem.keys), outside every
+owner's graph: a JSON list of key records, written whole (temporary file, fsync, rename) at
+each change.
 """
 
 import fcntl
@@ -24,19 +29,23 @@ import orjson
 from pydantic import BaseModel
 
 from graphmem.errors import StoreError
+from graphmem.keys import ApiKey
 from graphmem.model import NODE_LABELS, Link, Node
+from graphmem.store.base import Tombstone
 
 FORMAT = "graphmem-networkx"
 VERSION = 1
 
 SnapshotLink: TypeAlias = tuple[str, str, str, Link]
 """An edge as the snapshot keeps it: (owner, source label, target label, edge)."""
+SNAPSHOT_LABELS: dict[str, type[Node] | type[Tombstone]] = {**NODE_LABELS, "Tombstone": Tombstone}
+"""The model of each label of the snapshot's nodes."""
 
 
 class Stored(NamedTuple):
     """What the files hold when the store opens: the snapshot's graph and the changes since."""
 
-    nodes: list[Node]
+    nodes: list[Node | Tombstone]
     links: list[SnapshotLink]
     changes: Iterator[dict[str, Any]]
     """The journalled changes newer than the snapshot, in order; apply each as it comes."""
@@ -51,6 +60,33 @@ def _json_form(value: object) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     raise TypeError(f"{type(value).__name__} is not stored as JSON")
+
+
+class KeyFile:
+    """The API keys kept beside the snapshot at `path` (in memory only when `path` is None)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = None if path is None else path.with_name(path.name + ".keys")
+        self.keys: dict[str, ApiKey] = {}
+        """The keys by id, as last read or written."""
+        if self._path is not None and self._path.exists():
+            try:
+                records = orjson.loads(self._path.read_bytes())
+                self.keys = {item["id"]: ApiKey.model_validate(item) for item in records}
+            except (OSError, orjson.JSONDecodeError, TypeError, KeyError, ValueError) as error:
+                raise StoreError(f"cannot read the keys at {self._path}: {error}") from None
+
+    def save(self, keys: dict[str, ApiKey]) -> None:
+        """Write the keys whole, atomically, and keep them."""
+        if self._path is not None:
+            records = [key.model_dump(mode="json") for key in keys.values()]
+            temporary = self._path.with_name(self._path.name + ".tmp")
+            with temporary.open("wb") as file:
+                file.write(orjson.dumps(records, option=orjson.OPT_INDENT_2))
+                file.flush()
+                os.fsync(file.fileno())
+            temporary.replace(self._path)
+        self.keys = dict(keys)
 
 
 class Journal:
@@ -105,7 +141,9 @@ class Journal:
         self._journal_file.flush()
         os.fsync(self._journal_file.fileno())
 
-    def snapshot(self, nodes: Iterable[tuple[str, Node]], links: Iterable[SnapshotLink]) -> None:
+    def snapshot(
+        self, nodes: Iterable[tuple[str, Node | Tombstone]], links: Iterable[SnapshotLink]
+    ) -> None:
         """Write the graph to a temporary file, rename it over the snapshot, empty the journal.
 
         The graph: its nodes as (label, node), its edges as SnapshotLink.
@@ -149,7 +187,7 @@ class Journal:
             self._lock_file.close()
             self._lock_file = None
 
-    def _read_snapshot(self) -> tuple[list[Node], list[SnapshotLink]]:
+    def _read_snapshot(self) -> tuple[list[Node | Tombstone], list[SnapshotLink]]:
         """The nodes and edges of the snapshot file; its sequence number becomes the journal's."""
         try:
             data = orjson.loads(self._path.read_bytes())
@@ -158,7 +196,8 @@ class Journal:
                     f"{self._path} is not a graphmem {FORMAT} file of version {VERSION}"
                 )
             nodes = [
-                NODE_LABELS[item["label"]].model_validate(item["node"]) for item in data["nodes"]
+                SNAPSHOT_LABELS[item["label"]].model_validate(item["node"])
+                for item in data["nodes"]
             ]
             links = [
                 (

@@ -29,6 +29,7 @@ import neo4j.exceptions
 from pydantic import SecretStr
 
 from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
+from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
@@ -61,12 +62,15 @@ from graphmem.store.base import (
     Sourced,
     StoreTraffic,
     SummaryChange,
+    Tombstone,
     UpdateTrail,
     Woken,
     belief_bin,
     check_nodes,
+    check_tombstones,
     searched_terms,
     term_rarity,
+    tombstone_hash,
 )
 from graphmem.terms import terms as content_terms
 
@@ -122,12 +126,22 @@ def _native(value: Any) -> Any:
     return value.to_native() if hasattr(value, "to_native") else value
 
 
+def _key_from(properties: Mapping[str, Any]) -> ApiKey:
+    """An API key from its node properties."""
+    return ApiKey.model_validate({key: _native(value) for key, value in properties.items()})
+
+
 def _turn_row(turn: Turn) -> dict[str, Any]:
     """Node properties of a turn; each mark exists only while true (its index holds only those)."""
     row = turn.model_dump()
     row["pending"] = True if turn.pending else None
     row["awaiting_summary"] = True if turn.awaiting_summary else None
     return row
+
+
+def _saved_turn_row(turn: Turn) -> dict[str, Any]:
+    """A row of save_turns.cypher: the turn's node properties and the hash of its tombstone."""
+    return {"turn": _turn_row(turn), "tombstone": tombstone_hash(turn.id)}
 
 
 def _turn_from(properties: Mapping[str, Any]) -> Turn:
@@ -472,20 +486,32 @@ class Neo4jStore:
             done += len(rows)
             log.info("gave %d memories stored by an older graphmem their terms", done)
 
-    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+    def save_turns(
+        self, owner: str, turns: Sequence[Turn], *, readmit_forgotten: bool = False
+    ) -> list[Turn]:
         """Store the owner's turns in order, each unless one with its id is stored; return them.
 
         One transaction. Returns, in input order, the stored turn of each: the new one, or the
-        one already there (a turn never changes once stored).
+        one already there (a turn never changes once stored). A turn whose id has a tombstone
+        (a message the owner forgot) is neither stored nor returned, unless `readmit_forgotten`:
+        then the turns' tombstones are deleted first, in the same transaction, and they are
+        stored.
         """
         check_nodes(owner, turns)
         if not turns:
             return []
-        rows = self._write(
-            owner,
-            load_statement("save_turns"),
-            {"owner": owner, "rows": [_turn_row(turn) for turn in turns]},
-        )
+        statements = [
+            (
+                load_statement("save_turns"),
+                {"owner": owner, "rows": [_saved_turn_row(turn) for turn in turns]},
+            )
+        ]
+        if readmit_forgotten:
+            hashes = [tombstone_hash(turn.id) for turn in turns]
+            statements.insert(
+                0, (load_statement("delete_tombstones"), {"owner": owner, "hashes": hashes})
+            )
+        rows = self._write_together(owner, statements)[-1]
         return [_turn_from(row["turn"]) for row in rows]
 
     def save_memories(
@@ -567,17 +593,28 @@ class Neo4jStore:
 
         One transaction; a node already stored keeps its properties; turns take their
         positions in the order of the positions they carry (those without one last); edges
-        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
+        whose ends are not stored are skipped. Its tombstones are stored but those of its turns:
+        a turn loaded is no longer forgotten (its tombstone goes). For imports and benchmarks,
+        not for `observe`.
         """
         check_nodes(owner, graph.nodes)
+        check_tombstones(owner, graph.tombstones)
         turns = [node for node in graph.nodes if isinstance(node, Turn)]
         turns.sort(key=lambda turn: (turn.position is None, turn.position or 0))
         self._write_together(
             owner,
             [
                 (
+                    load_statement("save_tombstones"),
+                    {"owner": owner, "hashes": [item.hash for item in graph.tombstones]},
+                ),
+                (
+                    load_statement("delete_tombstones"),
+                    {"owner": owner, "hashes": [tombstone_hash(turn.id) for turn in turns]},
+                ),
+                (
                     load_statement("save_turns"),
-                    {"owner": owner, "rows": [_turn_row(turn) for turn in turns]},
+                    {"owner": owner, "rows": [_saved_turn_row(turn) for turn in turns]},
                 ),
                 (
                     load_statement("load"),
@@ -608,7 +645,7 @@ class Neo4jStore:
         )
 
     def forget(self, owner: str) -> None:
-        """Delete every node and edge of the owner; other owners are untouched.
+        """Delete every node, edge and tombstone of the owner; other owners are untouched.
 
         Deletes in batches of committed transactions: if interrupted, run it again.
         """
@@ -725,7 +762,8 @@ class Neo4jStore:
         """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
 
         One transaction, under the owner's write lock, reads the provenance again and writes
-        only if it is unchanged (cypher/forget_turn.cypher).
+        only if it is unchanged (cypher/forget_turn.cypher), with the tombstone of the turn's
+        id (cypher/save_tombstones.cypher).
         """
         check_nodes(owner, [*forgetting.replaced, *forgetting.added])
         turn = forgetting.provenance.turn.id
@@ -772,6 +810,8 @@ class Neo4jStore:
             if not rows or _provenance_from(rows[0]) != forgetting.provenance:
                 return False
             self._send(transaction, load_statement("forget_turn"), parameters).consume()
+            tombstone = {"owner": owner, "hashes": [tombstone_hash(turn)]}
+            self._send(transaction, load_statement("save_tombstones"), tombstone).consume()
             return True
 
         return self._in_transaction(owner, work)
@@ -781,12 +821,32 @@ class Neo4jStore:
         [row] = self._run(load_statement("owners"), {}, read=True)
         return list(row["owners"])
 
+    def save_key(self, key: ApiKey) -> None:
+        """Store a new API key's record: an ApiKey node outside every owner's graph."""
+        self._run(load_statement("save_api_key"), key.model_dump(exclude={"revoked_at"}))
+
+    def find_key(self, key_id: str) -> ApiKey | None:
+        """The API key with this id, or None."""
+        rows = self._run(load_statement("api_key"), {"id": key_id}, read=True)
+        return _key_from(rows[0]["key"]) if rows else None
+
+    def list_keys(self) -> list[ApiKey]:
+        """Every API key, oldest first."""
+        rows = self._run(load_statement("api_keys"), {}, read=True)
+        return [_key_from(row["key"]) for row in rows]
+
+    def revoke_key(self, key_id: str, at: datetime) -> ApiKey | None:
+        """Mark the key revoked at `at` (the first revocation's time stays); None if unknown."""
+        rows = self._run(load_statement("revoke_api_key"), {"id": key_id, "revoked_at": at})
+        return _key_from(rows[0]["key"]) if rows else None
+
     def export(self, owner: str) -> OwnerGraph:
-        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
+        """Every node, edge and tombstone of the owner (by label and id, type and ends, hash)."""
         [row] = self._run(load_statement("export"), {"owner": owner}, read=True)
         return OwnerGraph(
             nodes=[NODE_READERS[item["label"]](item["node"]) for item in row["nodes"]],
             links=[_labelled_link_from(link) for link in row["links"]],
+            tombstones=[Tombstone(owner=owner, hash=hash) for hash in row["tombstones"]],
         )
 
     def find_similar_memories(
@@ -990,7 +1050,10 @@ class Neo4jStore:
         return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief.
+
+        With them its tombstones, which count_nodes.cypher counts as a label of its own.
+        """
         nodes = self._run(load_statement("count_nodes"), {"owner": owner}, read=True)
         links = self._run(load_statement("count_links"), {"owner": owner}, read=True)
         memories = self._run(load_statement("count_memories"), {"owner": owner}, read=True)
@@ -1000,11 +1063,14 @@ class Neo4jStore:
             tiers[row["tier"]] += row["count"]
             tenth = row["tenth"]
             beliefs[belief_bin(None if tenth < 0 else tenth / 10)] += row["count"]
+        per_label = {row["label"]: row["count"] for row in nodes}
+        tombstones = per_label.pop("Tombstone")
         return GraphCounts(
-            nodes={row["label"]: row["count"] for row in nodes},
+            nodes=per_label,
             links={row["type"]: row["count"] for row in links},
             tiers=tiers,
             beliefs=dict(beliefs),
+            tombstones=tombstones,
         )
 
     def count_health(self, owner: str) -> HealthCounts:

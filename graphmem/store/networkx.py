@@ -20,6 +20,7 @@ import networkx as nx
 import numpy as np
 
 from graphmem.errors import StoreError
+from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import (
     AttentionPolicy,
     NodeRef,
@@ -60,18 +61,23 @@ from graphmem.store.base import (
     Sourced,
     StoreTraffic,
     SummaryChange,
+    Tombstone,
     UpdateTrail,
     Woken,
     belief_bin,
     check_nodes,
+    check_tombstones,
     searched_terms,
     term_rarity,
+    tombstone_hash,
+    tombstone_of,
 )
-from graphmem.store.journal import Journal
+from graphmem.store.journal import Journal, KeyFile
 from graphmem.terms import terms as content_terms
 
 NodeKey = tuple[str, str, str]
-"""A node of the graph is keyed by (owner, label, id)."""
+"""A node of the graph is keyed by (owner, label, id); a forgotten message's tombstone, a node
+without edges outside NODE_LABELS, by (owner, "Tombstone", hash)."""
 MemoryGraph: TypeAlias = "nx.MultiDiGraph[str]"
 """The graph `multigraph` returns, keyed by string (networkx is imported in this module only)."""
 
@@ -108,6 +114,7 @@ class NetworkXStore:
         ] = {}
         """Per (owner, memory id): the version last searched, its embedding as an array, and
         that version without its embedding (what a search returns)."""
+        self._keys = KeyFile(path)
         self._lock = threading.RLock()
         self._unsnapshotted = 0
         self._transactions = 0
@@ -129,22 +136,34 @@ class NetworkXStore:
     def prepare(self, dimensions: int) -> None:
         """Nothing to create in process memory; present for the protocol."""
 
-    def save_turns(self, owner: str, turns: Sequence[Turn]) -> list[Turn]:
+    def save_turns(
+        self, owner: str, turns: Sequence[Turn], *, readmit_forgotten: bool = False
+    ) -> list[Turn]:
         """Store the owner's turns in order, each unless one with its id is stored; return them.
 
         One journal entry. Returns, in input order, the stored turn of each: the new one, or
-        the one already there (a turn never changes once stored).
+        the one already there (a turn never changes once stored). A turn whose id has a
+        tombstone (a message the owner forgot) is neither stored nor returned, unless
+        `readmit_forgotten`: then its tombstone goes in the same entry and it is stored.
         """
         check_nodes(owner, turns)
         with self._lock:
             new: dict[str, Turn] = {}
+            readmitted: dict[str, None] = {}
             for turn in turns:  # the first of a repeated id is the one stored, as on Neo4j
+                tombstone = tombstone_hash(turn.id)
+                if self._tombstone(owner, tombstone) is not None:
+                    if not readmit_forgotten:
+                        continue
+                    readmitted[tombstone] = None
                 if self._node(owner, "Turn", turn.id) is None:
                     new.setdefault(turn.id, turn)
-            if new:
+            if new or readmitted:
                 self._write(
                     {
                         "op": "save_turns",
+                        "owner": owner,
+                        "readmitted": list(readmitted),
                         "turns": list(new.values()),
                     }
                 )
@@ -447,9 +466,10 @@ class NetworkXStore:
     def forget_turn(self, owner: str, forgetting: Forgetting) -> bool:
         """Write a Forgetting at once, unless the turn's provenance changed since; say if written.
 
-        Not written (False) when `provenance` now differs from `forgetting.provenance`: work it
-        out again. A persisted store writes its snapshot afterwards, so the journal on disk
-        keeps nothing of what went.
+        The turn's id leaves a tombstone (tombstone_of) in the same journal entry. Not written
+        (False) when `provenance` now differs from `forgetting.provenance`: work it out again.
+        A persisted store writes its snapshot afterwards, so the journal on disk keeps nothing
+        of what went.
         """
         with self._lock:
             if self.provenance(owner, forgetting.provenance.turn.id) != forgetting.provenance:
@@ -485,8 +505,35 @@ class NetworkXStore:
                 {owner for (owner, label), ids in self._ids.items() if label == "Turn" and ids}
             )
 
+    def save_key(self, key: ApiKey) -> None:
+        """Store a new API key's record, in the key file beside the store's."""
+        with self._lock:
+            if key.id in self._keys.keys:
+                raise StoreError(f"a key with id {key.id} exists already")
+            self._keys.save({**self._keys.keys, key.id: key})
+
+    def find_key(self, key_id: str) -> ApiKey | None:
+        """The API key with this id, or None."""
+        with self._lock:
+            return self._keys.keys.get(key_id)
+
+    def list_keys(self) -> list[ApiKey]:
+        """Every API key, oldest first."""
+        with self._lock:
+            return sorted(self._keys.keys.values(), key=lambda key: (key.created_at, key.id))
+
+    def revoke_key(self, key_id: str, at: datetime) -> ApiKey | None:
+        """Mark the key revoked at `at` (the first revocation's time stays); None if unknown."""
+        with self._lock:
+            key = self._keys.keys.get(key_id)
+            if key is None or key.revoked_at is not None:
+                return key
+            revoked = key.model_copy(update={"revoked_at": at})
+            self._keys.save({**self._keys.keys, key_id: revoked})
+            return revoked
+
     def export(self, owner: str) -> OwnerGraph:
-        """Every node and edge of the owner (nodes by label and id, edges by type and ends)."""
+        """Every node, edge and tombstone of the owner (by label and id, type and ends, hash)."""
         with self._lock:
             nodes = [
                 node
@@ -506,7 +553,11 @@ class NetworkXStore:
                     item[1],
                 ),
             )
-            return OwnerGraph(nodes=nodes, links=links)
+            tombstones = [
+                self._graph.nodes[(owner, "Tombstone", tombstone)]["node"]
+                for tombstone in sorted(self._ids.get((owner, "Tombstone"), {}))
+            ]
+            return OwnerGraph(nodes=nodes, links=links, tombstones=tombstones)
 
     def find_similar_memories(
         self,
@@ -537,17 +588,20 @@ class NetworkXStore:
 
         One journal entry; a node already stored keeps its properties; turns take their
         positions in the order of the positions they carry (those without one last); edges
-        whose ends are not stored are skipped. For imports and benchmarks, not for `observe`.
+        whose ends are not stored are skipped. Its tombstones are stored but those of its turns:
+        a turn loaded is no longer forgotten (its tombstone goes). For imports and benchmarks,
+        not for `observe`.
         """
         check_nodes(owner, graph.nodes)
+        check_tombstones(owner, graph.tombstones)
         with self._lock:
             self._write({"op": "load", "owner": owner, "records": graph.records()})
 
     def forget(self, owner: str) -> None:
-        """Delete every node and edge of the owner (one journal entry); others are untouched.
+        """Delete every node, edge and tombstone of the owner; other owners are untouched.
 
-        A persisted store writes its snapshot afterwards, so the journal on disk keeps nothing
-        of what went.
+        One journal entry. A persisted store writes its snapshot afterwards, so the journal on
+        disk keeps nothing of what went.
         """
         with self._lock:
             self._write({"op": "forget", "owner": owner})
@@ -776,7 +830,10 @@ class NetworkXStore:
             return moves
 
     def count_graph(self, owner: str) -> GraphCounts:
-        """Count the owner's nodes per label, edges per type, memories per tier and belief."""
+        """Count the owner's nodes per label, edges per type, memories per tier and belief.
+
+        With them its tombstones.
+        """
         with self._lock:
             nodes = {label: len(self._ids.get((owner, label), {})) for label in NODE_LABELS}
             nodes["Session"] = sum(
@@ -792,6 +849,7 @@ class NetworkXStore:
                 links=dict(links),
                 tiers={int(tier): tiers[int(tier)] for tier in Tier},
                 beliefs=dict(Counter(belief_bin(memory.belief) for memory in memories)),
+                tombstones=len(self._ids.get((owner, "Tombstone"), {})),
             )
 
     def count_health(self, owner: str) -> HealthCounts:
@@ -892,7 +950,12 @@ class NetworkXStore:
         applier(change)
 
     def _apply_save_turns(self, change: dict[str, Any]) -> None:
-        """New turns, in order."""
+        """The tombstones of readmitted turns gone, then new turns, in order.
+
+        Entries written before tombstones have neither `owner` nor `readmitted`.
+        """
+        for tombstone in change.get("readmitted", []):
+            self._remove_tombstone(change["owner"], tombstone)
         for data in change["turns"]:
             self._add_node(Turn.model_validate(data))
 
@@ -917,10 +980,14 @@ class NetworkXStore:
             self._add_impression(owner, item, [memory.id for memory in memories])
 
     def _apply_load(self, change: dict[str, Any]) -> None:
-        """A bulk-loaded graph: turns in the order of their positions, other nodes, edges."""
+        """A bulk-loaded graph: tombstones, turns by position (their tombstones gone), the rest."""
         owner = change["owner"]
         graph = OwnerGraph.from_records(change["records"])
         turns = [node for node in graph.nodes if isinstance(node, Turn)]
+        for tombstone in graph.tombstones:
+            self._add_tombstone(tombstone)
+        for turn in turns:
+            self._remove_tombstone(owner, tombstone_hash(turn.id))
         for turn in sorted(turns, key=lambda turn: (turn.position is None, turn.position or 0)):
             self._add_node(turn)
         for node in graph.nodes:
@@ -935,12 +1002,14 @@ class NetworkXStore:
                 self._add_link(owner, source_label, target_label, link)
 
     def _apply_forget(self, change: dict[str, Any]) -> None:
-        """Every node of one owner gone, with its edges and the indexes that name it."""
+        """Every node and tombstone of one owner gone, with its edges and the indexes naming it."""
         owner = change["owner"]
         for label in NODE_LABELS:
             for node_id in self._ids.pop((owner, label), {}):
                 self._graph.remove_node((owner, label, node_id))
                 self._vectors.pop((owner, node_id), None)
+        for tombstone in self._ids.pop((owner, "Tombstone"), {}):
+            self._graph.remove_node((owner, "Tombstone", tombstone))
         for marks in (
             self._pending,
             self._awaiting_summary,
@@ -953,9 +1022,13 @@ class NetworkXStore:
             del self._sessions[key]
 
     def _apply_forget_turn(self, change: dict[str, Any]) -> None:
-        """A forgotten turn: it and the nodes derived only from it gone, the rest re-derived."""
+        """A forgotten turn: it and the nodes derived only from it gone, the rest re-derived.
+
+        The turn's id leaves its tombstone.
+        """
         owner = change["owner"]
         self._remove_turn(owner, change["turn"])
+        self._add_tombstone(tombstone_of(owner, change["turn"]))
         for label, node_id in change["deleted"]:
             self._remove_node(owner, label, node_id)
         for item in change["replaced"]:
@@ -1123,6 +1196,25 @@ class NetworkXStore:
                 del causes[pair]
         self._graph.remove_node(key)
         self._ids.get((owner, label), {}).pop(node_id, None)
+
+    def _tombstone(self, owner: str, tombstone: str) -> Tombstone | None:
+        """The owner's tombstone of this hash, or None."""
+        data = self._graph.nodes.get((owner, "Tombstone", tombstone))
+        return None if data is None else data["node"]
+
+    def _add_tombstone(self, tombstone: Tombstone) -> None:
+        """Add a tombstone unless the owner has it."""
+        key: NodeKey = (tombstone.owner, "Tombstone", tombstone.hash)
+        if key not in self._graph:
+            self._graph.add_node(key, node=tombstone)
+            self._ids.setdefault((tombstone.owner, "Tombstone"), {})[tombstone.hash] = None
+
+    def _remove_tombstone(self, owner: str, tombstone: str) -> None:
+        """Delete the owner's tombstone of this hash, if it has one."""
+        key: NodeKey = (owner, "Tombstone", tombstone)
+        if key in self._graph:
+            self._graph.remove_node(key)
+            self._ids.get((owner, "Tombstone"), {}).pop(tombstone, None)
 
     def _remove_turn(self, owner: str, turn_id: str) -> None:
         """Delete a turn: the later turns of its session move up one, NEXT joins its neighbours."""
@@ -1400,7 +1492,10 @@ class NetworkXStore:
         assert self._journal is not None
         stored = self._journal.open()
         for node in stored.nodes:
-            self._add_node(node)
+            if isinstance(node, Tombstone):
+                self._add_tombstone(node)
+            else:
+                self._add_node(node)
         for owner, source_label, target_label, link in stored.links:
             self._add_link(owner, source_label, target_label, link)
         for change in stored.changes:

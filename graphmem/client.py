@@ -1,0 +1,586 @@
+"""Clients of `graphmem serve`: the facade's verbs and return types, over HTTP (httpx, here only).
+
+`GraphMemClient(url, key)` and `AsyncGraphMemClient(url, key)` offer the verbs of `GraphMem` and
+`AsyncGraphMem` under the same names, with the same arguments and the same pydantic models
+back, so an agent moves between in-process and remote memory by changing the line that opens
+it. What cannot cross HTTP is left out: `progress` callbacks, and the counters of the process
+(`model_calls`, `store_traffic`), which are the server's.
+
+Errors come back as the GraphMemError the server met (400 and 422 InvalidInputError, 409
+ConflictError, 502 ModelError, 503 StoreUnavailableError), 401 and 403 as AccessError, 413 and
+429 as RequestRefusedError; a message unknown to `forget_message` gives `Forgotten(found=False)`,
+as in process. A call that changes nothing more when repeated (a read, a peek, an observe whose
+messages all have ids, the sleep job, forgetting) is tried again after a connection error or a
+503, and any call after a 429, up to `retries` times, waiting what Retry-After says or else
+`backoff` seconds, doubled each time.
+"""
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from types import TracebackType
+from typing import Any, Generic, Self, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter
+
+from graphmem.errors import (
+    AccessError,
+    ConflictError,
+    GraphMemError,
+    InvalidInputError,
+    ModelError,
+    RequestRefusedError,
+    StoreError,
+    StoreUnavailableError,
+)
+from graphmem.keys import KeyInfo, NewKey
+from graphmem.results import (
+    Forgotten,
+    GraphCounts,
+    Health,
+    Observation,
+    OwnerGraph,
+    Recall,
+    SleepReport,
+)
+from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, Weights
+
+T = TypeVar("T")
+
+ERRORS: dict[int, type[GraphMemError]] = {
+    400: InvalidInputError,
+    401: AccessError,
+    403: AccessError,
+    409: ConflictError,
+    413: RequestRefusedError,
+    422: InvalidInputError,
+    429: RequestRefusedError,
+    502: ModelError,
+    503: StoreUnavailableError,
+}
+"""The error each refusal of the server is raised as (any other status: StoreError)."""
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request of a verb, whether repeating it changes nothing more, how to read its answer."""
+
+    method: str
+    path: str
+    read: Callable[[httpx.Response], T]
+    body: Any = None
+    params: Mapping[str, Any] | None = None
+    idempotent: bool = False
+    missing: Callable[[], T] | None = None
+    """What a 404 means, for a verb whose answer says when something is not there."""
+
+
+def _reader(kind: type[T]) -> Callable[[httpx.Response], T]:
+    """A reader of an answer holding one value of `kind`."""
+    adapter = TypeAdapter(kind)
+    return lambda response: adapter.validate_json(response.content)
+
+
+def _graph(response: httpx.Response) -> OwnerGraph:
+    """The graph an export streamed, one record a line."""
+    records = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    return OwnerGraph.from_records(records)
+
+
+def _recall(response: httpx.Response) -> Recall:
+    """The recall of a recall's answer (its rendered text is Recall.render())."""
+    return Recall.model_validate(response.json()["recall"])
+
+
+def _moment(at: datetime | None) -> str | None:
+    """A time as the API takes it."""
+    return None if at is None else at.isoformat()
+
+
+def _message(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An item to observe as the API takes it."""
+    message = dict(item)
+    if isinstance(message.get("at"), datetime):
+        message["at"] = message["at"].isoformat()
+    return message
+
+
+def _owner_path(owner: str, verb: str) -> str:
+    """The path of a verb on an owner's memory (the owner escaped as one path segment)."""
+    return f"/v1/owners/{quote(owner, safe='')}/{verb}"
+
+
+class Calls:
+    """The request of each verb, shared by the two clients."""
+
+    @staticmethod
+    def observe(owner: str, message: dict[str, Any], readmit: bool) -> Call[Observation]:
+        """The request of observe."""
+        body = {**_message(message), "readmit_forgotten": readmit}
+        idempotent = message.get("message_id") is not None
+        return Call(
+            "POST", _owner_path(owner, "observe"), _reader(Observation), body, None, idempotent
+        )
+
+    @staticmethod
+    def observe_many(
+        owner: str, items: Sequence[Mapping[str, Any]], readmit: bool
+    ) -> Call[list[Observation]]:
+        """The request of observe_many."""
+        if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+            raise InvalidInputError(
+                "items must be a non-empty list of {text, message_id, ...} maps"
+            )
+        messages = [_message(item) for item in items]
+        idempotent = all(message.get("message_id") is not None for message in messages)
+        body = {"messages": messages, "readmit_forgotten": readmit}
+        path = _owner_path(owner, "observe_many")
+        return Call("POST", path, _reader(list[Observation]), body, None, idempotent)
+
+    @staticmethod
+    def recall(
+        owner: str,
+        query: str | Sequence[QueryTurn | Mapping[str, str]],
+        weights: Weights | str,
+        given: dict[str, Any],
+    ) -> Call[Recall]:
+        """The request of recall."""
+        turns = (
+            query
+            if isinstance(query, str)
+            else [
+                turn.model_dump() if isinstance(turn, QueryTurn) else dict(turn) for turn in query
+            ]
+        )
+        chosen = weights.model_dump() if isinstance(weights, Weights) else weights
+        body = {"query": turns, "weights": chosen, **given, "at": _moment(given.get("at"))}
+        return Call("POST", _owner_path(owner, "recall"), _recall, body, None, bool(given["peek"]))
+
+    @staticmethod
+    def post(owner: str, verb: str, kind: type[T], body: dict[str, Any]) -> Call[T]:
+        """A verb of an owner's memory that repeating changes nothing more."""
+        return Call("POST", _owner_path(owner, verb), _reader(kind), body, None, True)
+
+    @staticmethod
+    def forget_message(owner: str, message_id: str) -> Call[Forgotten]:
+        """The request of forget_message: a 404 is a message the owner does not have."""
+        absent = Forgotten(
+            owner=owner, message_id=message_id, found=False, deleted={}, rewritten={}
+        )
+        path = _owner_path(owner, "forget_message")
+        body = {"message_id": message_id}
+        return Call("POST", path, _reader(Forgotten), body, None, True, lambda: absent)
+
+    @staticmethod
+    def create_key(owners: Sequence[str], owner_prefix: str | None, admin: bool) -> Call[NewKey]:
+        """The request of create_key."""
+        body = {"owners": list(owners), "owner_prefix": owner_prefix, "admin": admin}
+        return Call("POST", "/v1/keys", _reader(NewKey), body)
+
+    @staticmethod
+    def revoke_key(key_id: str) -> Call[KeyInfo | None]:
+        """The request of revoke_key: a 404 is a key that does not exist."""
+        path = f"/v1/keys/{quote(key_id, safe='')}/revoke"
+        return Call("POST", path, _reader(KeyInfo), {}, None, True, lambda: None)
+
+    @staticmethod
+    def get(path: str, read: Callable[[httpx.Response], T], params: Any = None) -> Call[T]:
+        """A read."""
+        return Call("GET", path, read, None, params, True)
+
+
+class _Client:
+    """What both clients share: the key, the retries, and reading an answer."""
+
+    def __init__(self, key: str | None, retries: int, backoff: float) -> None:
+        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._retries = retries
+        self._backoff = backoff
+
+    def _wait(self, call: Call[Any], attempt: int, response: httpx.Response | None) -> float | None:
+        """Seconds to wait before trying the call again, or None to give up and answer."""
+        if attempt >= self._retries:
+            return None
+        if response is None:
+            return self._backoff * 2**attempt if call.idempotent else None
+        status = response.status_code
+        if not (status == 429 or (status == 503 and call.idempotent)):
+            return None
+        given = response.headers.get("retry-after", "")
+        return float(given) if given.isdigit() else self._backoff * 2**attempt
+
+    @staticmethod
+    def _answer(call: Call[T], response: httpx.Response) -> T:
+        """The call's result, or the error the server answered with."""
+        if response.is_success:
+            return call.read(response)
+        if response.status_code == 404 and call.missing is not None:
+            return call.missing()
+        try:
+            error = response.json()["error"]
+            message = f"{error['message']} (request {error.get('request_id', '?')})"
+        except (ValueError, KeyError, TypeError):
+            message = f"HTTP {response.status_code}: {response.text[:200]}"
+        raise ERRORS.get(response.status_code, StoreError)(message)
+
+    @staticmethod
+    def _unreachable(error: httpx.TransportError) -> StoreUnavailableError:
+        """The error of a server that could not be reached."""
+        return StoreUnavailableError(f"graphmem serve could not be reached: {error}")
+
+
+class GraphMemClient(_Client):
+    """The memory behind `graphmem serve`, with GraphMem's verbs (see the module docstring)."""
+
+    def __init__(
+        self,
+        url: str,
+        key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+    ) -> None:
+        super().__init__(key, retries, backoff)
+        self._http = httpx.Client(base_url=url, headers=self.headers, timeout=timeout)
+
+    def _do(self, call: Call[T]) -> T:
+        """Send a call, trying it again as the module docstring says; its result."""
+        attempt = 0
+        while True:
+            try:
+                response = self._http.request(
+                    call.method, call.path, json=call.body, params=call.params
+                )
+            except httpx.TransportError as error:
+                wait = self._wait(call, attempt, None)
+                if wait is None:
+                    raise self._unreachable(error) from None
+            else:
+                wait = self._wait(call, attempt, response)
+                if wait is None:
+                    return self._answer(call, response)
+            time.sleep(wait)
+            attempt += 1
+
+    def observe(
+        self,
+        owner: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        at: datetime | None = None,
+        speaker: str = "user",
+        session: str = "",
+        readmit_forgotten: bool = False,
+    ) -> Observation:
+        """GraphMem.observe, over HTTP."""
+        message = {
+            "text": text,
+            "message_id": message_id,
+            "at": at,
+            "speaker": speaker,
+            "session": session,
+        }
+        return self._do(Calls.observe(owner, message, readmit_forgotten))
+
+    def observe_many(
+        self,
+        owner: str,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        readmit_forgotten: bool = False,
+    ) -> list[Observation]:
+        """GraphMem.observe_many, over HTTP."""
+        return self._do(Calls.observe_many(owner, items, readmit_forgotten))
+
+    def recall(
+        self,
+        owner: str,
+        query: str | Sequence[QueryTurn | Mapping[str, str]],
+        *,
+        k: int = 10,
+        motivation: float | None = None,
+        weights: Weights | str = DEFAULT_PRESET,
+        peek: bool = False,
+        at: datetime | None = None,
+        budget_seconds: float | None = None,
+    ) -> Recall:
+        """GraphMem.recall, over HTTP."""
+        given = {
+            "k": k,
+            "motivation": motivation,
+            "peek": peek,
+            "at": at,
+            "budget_seconds": budget_seconds,
+        }
+        return self._do(Calls.recall(owner, query, weights, given))
+
+    def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
+        """GraphMem.consolidate, over HTTP."""
+        return self._do(Calls.post(owner, "consolidate", SleepReport, {"at": _moment(at)}))
+
+    def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
+        """GraphMem.complete_pending, over HTTP."""
+        return self._do(Calls.post(owner, "complete_pending", int, {"limit": limit}))
+
+    def learn(
+        self,
+        owner: str,
+        cause: str,
+        effect: str,
+        sufficiency: float,
+        *,
+        at: datetime | None = None,
+    ) -> None:
+        """GraphMem.learn, over HTTP."""
+        body = {"cause": cause, "effect": effect, "sufficiency": sufficiency, "at": _moment(at)}
+        self._do(Calls.post(owner, "learn", dict[str, str], body))
+
+    def retier(self, owner: str, *, at: datetime | None = None) -> int:
+        """GraphMem.retier, over HTTP."""
+        return self._do(Calls.post(owner, "retier", int, {"at": _moment(at)}))
+
+    def forget_message(self, owner: str, message_id: str) -> Forgotten:
+        """GraphMem.forget_message, over HTTP."""
+        return self._do(Calls.forget_message(owner, message_id))
+
+    def forget(self, owner: str) -> GraphCounts:
+        """GraphMem.forget, over HTTP."""
+        return self._do(Calls.post(owner, "forget", GraphCounts, {}))
+
+    def owners(self) -> list[str]:
+        """GraphMem.owners, over HTTP: those this key may touch."""
+        return self._do(Calls.get("/v1/owners", _reader(list[str])))
+
+    def statistics(self, owner: str) -> GraphCounts:
+        """GraphMem.statistics, over HTTP."""
+        return self._do(Calls.get(_owner_path(owner, "statistics"), _reader(GraphCounts)))
+
+    def health(self, owner: str, *, at: datetime | None = None) -> Health:
+        """GraphMem.health, over HTTP."""
+        params = {} if at is None else {"at": at.isoformat()}
+        return self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
+
+    def export(self, owner: str) -> OwnerGraph:
+        """GraphMem.export, over HTTP."""
+        return self._do(Calls.get(_owner_path(owner, "export"), _graph))
+
+    def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
+        """GraphMem.load, over HTTP."""
+        body = {"records": graph.records()}
+        return self._do(Calls.post(owner, "load", GraphCounts, body))
+
+    def create_key(
+        self,
+        *,
+        owners: Sequence[str] = (),
+        owner_prefix: str | None = None,
+        admin: bool = False,
+    ) -> NewKey:
+        """GraphMem.create_key, over HTTP (an admin key's)."""
+        return self._do(Calls.create_key(owners, owner_prefix, admin))
+
+    def list_keys(self) -> list[KeyInfo]:
+        """GraphMem.list_keys, over HTTP (an admin key's)."""
+        return self._do(Calls.get("/v1/keys", _reader(list[KeyInfo])))
+
+    def revoke_key(self, key_id: str) -> KeyInfo | None:
+        """GraphMem.revoke_key, over HTTP (an admin key's); None if there is no such key."""
+        return self._do(Calls.revoke_key(key_id))
+
+    def close(self) -> None:
+        """Close the connections."""
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncGraphMemClient(_Client):
+    """The memory behind `graphmem serve`, with AsyncGraphMem's verbs, awaitable."""
+
+    def __init__(
+        self,
+        url: str,
+        key: str | None = None,
+        *,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+    ) -> None:
+        super().__init__(key, retries, backoff)
+        self._http = httpx.AsyncClient(base_url=url, headers=self.headers, timeout=timeout)
+
+    async def _do(self, call: Call[T]) -> T:
+        """Send a call, trying it again as the module docstring says; its result."""
+        attempt = 0
+        while True:
+            try:
+                response = await self._http.request(
+                    call.method, call.path, json=call.body, params=call.params
+                )
+            except httpx.TransportError as error:
+                wait = self._wait(call, attempt, None)
+                if wait is None:
+                    raise self._unreachable(error) from None
+            else:
+                wait = self._wait(call, attempt, response)
+                if wait is None:
+                    return self._answer(call, response)
+            await asyncio.sleep(wait)
+            attempt += 1
+
+    async def observe(
+        self,
+        owner: str,
+        text: str,
+        *,
+        message_id: str | None = None,
+        at: datetime | None = None,
+        speaker: str = "user",
+        session: str = "",
+        readmit_forgotten: bool = False,
+    ) -> Observation:
+        """GraphMem.observe, over HTTP, awaitable."""
+        message = {
+            "text": text,
+            "message_id": message_id,
+            "at": at,
+            "speaker": speaker,
+            "session": session,
+        }
+        return await self._do(Calls.observe(owner, message, readmit_forgotten))
+
+    async def observe_many(
+        self,
+        owner: str,
+        items: Sequence[Mapping[str, Any]],
+        *,
+        readmit_forgotten: bool = False,
+    ) -> list[Observation]:
+        """GraphMem.observe_many, over HTTP, awaitable."""
+        return await self._do(Calls.observe_many(owner, items, readmit_forgotten))
+
+    async def recall(
+        self,
+        owner: str,
+        query: str | Sequence[QueryTurn | Mapping[str, str]],
+        *,
+        k: int = 10,
+        motivation: float | None = None,
+        weights: Weights | str = DEFAULT_PRESET,
+        peek: bool = False,
+        at: datetime | None = None,
+        budget_seconds: float | None = None,
+    ) -> Recall:
+        """GraphMem.recall, over HTTP, awaitable."""
+        given = {
+            "k": k,
+            "motivation": motivation,
+            "peek": peek,
+            "at": at,
+            "budget_seconds": budget_seconds,
+        }
+        return await self._do(Calls.recall(owner, query, weights, given))
+
+    async def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
+        """GraphMem.consolidate, over HTTP, awaitable."""
+        return await self._do(Calls.post(owner, "consolidate", SleepReport, {"at": _moment(at)}))
+
+    async def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
+        """GraphMem.complete_pending, over HTTP, awaitable."""
+        return await self._do(Calls.post(owner, "complete_pending", int, {"limit": limit}))
+
+    async def learn(
+        self,
+        owner: str,
+        cause: str,
+        effect: str,
+        sufficiency: float,
+        *,
+        at: datetime | None = None,
+    ) -> None:
+        """GraphMem.learn, over HTTP, awaitable."""
+        body = {"cause": cause, "effect": effect, "sufficiency": sufficiency, "at": _moment(at)}
+        await self._do(Calls.post(owner, "learn", dict[str, str], body))
+
+    async def retier(self, owner: str, *, at: datetime | None = None) -> int:
+        """GraphMem.retier, over HTTP, awaitable."""
+        return await self._do(Calls.post(owner, "retier", int, {"at": _moment(at)}))
+
+    async def forget_message(self, owner: str, message_id: str) -> Forgotten:
+        """GraphMem.forget_message, over HTTP, awaitable."""
+        return await self._do(Calls.forget_message(owner, message_id))
+
+    async def forget(self, owner: str) -> GraphCounts:
+        """GraphMem.forget, over HTTP, awaitable."""
+        return await self._do(Calls.post(owner, "forget", GraphCounts, {}))
+
+    async def owners(self) -> list[str]:
+        """GraphMem.owners, over HTTP, awaitable: those this key may touch."""
+        return await self._do(Calls.get("/v1/owners", _reader(list[str])))
+
+    async def statistics(self, owner: str) -> GraphCounts:
+        """GraphMem.statistics, over HTTP, awaitable."""
+        return await self._do(Calls.get(_owner_path(owner, "statistics"), _reader(GraphCounts)))
+
+    async def health(self, owner: str, *, at: datetime | None = None) -> Health:
+        """GraphMem.health, over HTTP, awaitable."""
+        params = {} if at is None else {"at": at.isoformat()}
+        return await self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
+
+    async def export(self, owner: str) -> OwnerGraph:
+        """GraphMem.export, over HTTP, awaitable."""
+        return await self._do(Calls.get(_owner_path(owner, "export"), _graph))
+
+    async def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
+        """GraphMem.load, over HTTP, awaitable."""
+        body = {"records": graph.records()}
+        return await self._do(Calls.post(owner, "load", GraphCounts, body))
+
+    async def create_key(
+        self,
+        *,
+        owners: Sequence[str] = (),
+        owner_prefix: str | None = None,
+        admin: bool = False,
+    ) -> NewKey:
+        """GraphMem.create_key, over HTTP, awaitable (an admin key's)."""
+        return await self._do(Calls.create_key(owners, owner_prefix, admin))
+
+    async def list_keys(self) -> list[KeyInfo]:
+        """GraphMem.list_keys, over HTTP, awaitable (an admin key's)."""
+        return await self._do(Calls.get("/v1/keys", _reader(list[KeyInfo])))
+
+    async def revoke_key(self, key_id: str) -> KeyInfo | None:
+        """GraphMem.revoke_key, over HTTP, awaitable (an admin key's); None if there is none."""
+        return await self._do(Calls.revoke_key(key_id))
+
+    async def close(self) -> None:
+        """Close the connections."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,123 @@
+"""Where the command line keeps the embedded store: a per-user file unless told otherwise."""
+
+import asyncio
+import json
+from pathlib import Path
+
+from graphmem.config import user_store_file
+from graphmem.store.networkx import NetworkXStore
+
+from .conftest import clean_env, run_forked
+from .test_mcp import Launch, connected, structured
+
+PARIS = json.dumps({"text": "I live in Paris.", "message_id": "p1"}) + "\n"
+FIRST_USE = "graphmem: the memory is kept in {path} ("
+"""How the first command on the per-user file starts its line on standard error."""
+
+
+def test_what_observe_stores_without_a_path_the_next_recall_finds(user_data_folder: Path) -> None:
+    file = user_data_folder / "graphmem" / "graph.json"
+    observed = run_forked(["observe", "--owner", "a"], clean_env(), PARIS)
+    assert observed.returncode == 0, observed.stderr
+    assert observed.stdout == "p1: attention 2.0\n"
+    [note] = observed.stderr.splitlines()
+    assert note.startswith(FIRST_USE.format(path=file)), note
+    assert file.exists()
+
+    recalled = run_forked(["recall", "--owner", "a", "Where do I live?", "--json"], clean_env())
+    assert recalled.returncode == 0, recalled.stderr
+    assert recalled.stderr == ""  # said once, on first use
+    [found] = json.loads(recalled.stdout)["memories"]
+    assert found["memory"]["text"] == "I live in Paris."
+
+
+def test_without_xdg_data_home_the_file_is_under_the_home_folder(tmp_path: Path) -> None:
+    environment = {key: value for key, value in clean_env().items() if key != "XDG_DATA_HOME"} | {
+        "HOME": str(tmp_path)
+    }
+    done = run_forked(["observe", "--owner", "a"], environment, PARIS)
+    assert done.returncode == 0, done.stderr
+    file = tmp_path / ".local" / "share" / "graphmem" / "graph.json"
+    assert done.stderr.startswith(FIRST_USE.format(path=file)), done.stderr
+    assert file.exists()
+
+
+def test_a_path_given_anywhere_leaves_the_per_user_file_alone(
+    tmp_path: Path, user_data_folder: Path
+) -> None:
+    config = tmp_path / "settings.toml"
+    config.write_text(f'path = "{tmp_path / "from-file.json"}"\n')
+    for arguments, variables, file in [
+        (["--path", str(tmp_path / "flag.json")], {}, tmp_path / "flag.json"),
+        ([], {"GRAPHMEM_PATH": str(tmp_path / "variable.json")}, tmp_path / "variable.json"),
+        (["--config", str(config)], {}, tmp_path / "from-file.json"),
+    ]:
+        done = run_forked(["observe", "--owner", "a", *arguments], clean_env() | variables, PARIS)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+        assert file.exists()
+    assert not (user_data_folder / "graphmem").exists()
+
+
+def test_in_memory_keeps_nothing_once_the_command_ends(user_data_folder: Path) -> None:
+    observed = run_forked(["observe", "--owner", "a", "--in-memory"], clean_env(), PARIS)
+    assert (observed.returncode, observed.stdout, observed.stderr) == (0, "p1: attention 2.0\n", "")
+    recalled = run_forked(["recall", "--owner", "a", "Paris?", "--in-memory"], clean_env())
+    assert recalled.returncode == 0, recalled.stderr
+    assert recalled.stdout.startswith("searched ")
+    assert recalled.stdout.endswith("; 0 memories\n")
+    assert recalled.stderr.startswith("graphmem: unknown owner 'a'")
+    assert not (user_data_folder / "graphmem").exists()
+
+    both = run_forked(["stats", "--owner", "a", "--in-memory", "--path", "x.json"], clean_env())
+    assert both.returncode == 2
+    assert "argument --path: not allowed with argument --in-memory" in both.stderr
+    neo4j = run_forked(["stats", "--owner", "a", "--in-memory", "--store", "neo4j"], clean_env())
+    assert neo4j.returncode == 1
+    assert neo4j.stderr == (
+        "graphmem: --in-memory is for the networkx store; the neo4j store keeps the memory in"
+        " its server\n"
+    )
+
+
+def test_the_demo_plays_in_memory_and_says_so(tmp_path: Path, user_data_folder: Path) -> None:
+    done = run_forked(["demo", "--plot", str(tmp_path / "plot.png"), "--lang", "en"], clean_env())
+    assert done.returncode == 0, done.stderr
+    assert "networkx, in memory only (pass --path FILE to keep it)" in done.stdout
+    assert not (user_data_folder / "graphmem").exists()
+
+
+def test_the_mcp_server_keeps_the_per_user_file(user_data_folder: Path) -> None:
+    file = user_data_folder / "graphmem" / "graph.json"
+    launch = Launch(("--owner", "a"), clean_env(), lambda: NetworkXStore.open(file))
+
+    async def observe() -> None:
+        async with connected(launch) as session:
+            message = {"text": "I live in Paris.", "message_id": "p1"}
+            result = await session.call_tool("observe", message)
+            assert structured(result)["turn"]["id"] == "p1"
+
+    asyncio.run(observe())
+    assert file.exists()
+    recalled = run_forked(["recall", "--owner", "a", "Where do I live?", "--json"], clean_env())
+    assert recalled.returncode == 0, recalled.stderr
+    [found] = json.loads(recalled.stdout)["memories"]
+    assert [turn["id"] for turn in found["turns"]] == ["p1"]
+
+
+def test_the_per_user_file_is_in_the_platform_data_folder() -> None:
+    home = {"HOME": "/home/ann"}
+    assert user_store_file(home, "linux") == Path("/home/ann/.local/share/graphmem/graph.json")
+    assert user_store_file(home | {"XDG_DATA_HOME": "/data"}, "linux") == Path(
+        "/data/graphmem/graph.json"
+    )
+    assert user_store_file(home | {"XDG_DATA_HOME": "relative"}, "linux") == Path(
+        "/home/ann/.local/share/graphmem/graph.json"
+    )  # the XDG specification ignores a relative path
+    assert user_store_file({"HOME": "/Users/ann"}, "darwin") == Path(
+        "/Users/ann/Library/Application Support/graphmem/graph.json"
+    )
+    local = "C:\\Users\\ann\\AppData\\Local"
+    assert user_store_file(home | {"LOCALAPPDATA": local}, "win32") == (
+        Path(local) / "graphmem" / "graph.json"
+    )

@@ -1,0 +1,297 @@
+"""`graphmem serve` as a real process on 127.0.0.1, driven by the real client, on both stores."""
+
+import inspect
+import json
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graphmem.client import GraphMemClient
+from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
+from graphmem.memory import GraphMem
+from graphmem.server import owners as owner_routes
+
+from .conftest import ROOT, Neo4jServer, clean_env
+
+START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+
+@dataclass
+class Served:
+    """A running `graphmem serve`: its address, and the keys made for it."""
+
+    url: str
+    alice: str
+    """A key for the owner alice (and the owners starting with "team-")."""
+    bob: str
+    """A key for the owner bob only."""
+    admin: str
+    command: list[str]
+    """The flags that name its store, to run other commands on it."""
+
+
+def free_port() -> int:
+    """A port nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def graphmem(*arguments: str) -> subprocess.CompletedProcess[str]:
+    """Run one CLI command with no GRAPHMEM_* variables."""
+    return subprocess.run(
+        [sys.executable, "-m", "graphmem", *arguments],
+        cwd=ROOT,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def new_secret(store: list[str], *scope: str) -> str:
+    """A key made with `graphmem keys create`, its secret."""
+    done = graphmem("keys", "create", *scope, "--json", *store)
+    assert done.returncode == 0, done.stderr
+    secret: str = json.loads(done.stdout)["secret"]
+    return secret
+
+
+StartServer = Callable[..., str]
+"""Start `graphmem serve` on a store's flags (and extra flags); its address once it is ready."""
+
+
+@pytest.fixture
+def start_server() -> Iterator[StartServer]:
+    """Start servers as a test needs them; stop them (and check they stopped well) after it."""
+    started: list[subprocess.Popen[str]] = []
+
+    def start(store: list[str], *extra: str) -> str:
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *extra, *store],
+            cwd=ROOT,
+            env=clean_env(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        assert process.stderr is not None
+        for line in process.stderr:  # the server says when it is ready
+            if "Application startup complete" in line:
+                return f"http://127.0.0.1:{port}"
+        raise AssertionError(f"graphmem serve ended with {process.wait()}")
+
+    yield start
+    for process in started:
+        process.terminate()
+        assert process.wait(timeout=30) == 0  # stopped well: the memory closed
+        assert process.stderr is not None
+        process.stderr.close()
+
+
+def store_flags(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
+    """The flags that name the store: a file for networkx, the test server for neo4j."""
+    if kind == "networkx":
+        return ["--store", "networkx", "--path", str(tmp_path / "graph.json")]
+    server: Neo4jServer = request.getfixturevalue("neo4j_server")
+    config = tmp_path / "neo4j.toml"
+    config.write_text(
+        f'neo4j_uri = "{server.uri}"\nneo4j_password = "{server.password.get_secret_value()}"\n'
+    )
+    return ["--store", "neo4j", "--config", str(config)]
+
+
+@pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def served(request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer) -> Served:
+    """A server on each store, with keys for alice, bob and an admin."""
+    store = store_flags(request.param, request, tmp_path)
+    alice = new_secret(store, "--owner", "alice", "--owner-prefix", "team-")
+    bob = new_secret(store, "--owner", "bob")
+    admin = new_secret(store, "--admin")
+    url = start_server(store)
+    return Served(url, alice, bob, admin, store)
+
+
+def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> None:
+    owner = f"team-{datetime.now(UTC):%H%M%S%f}"
+    with GraphMemClient(served.url, served.alice) as client:
+        first = client.observe(owner, "I'm allergic to milk.", message_id="m1", at=START)
+        assert first.memories
+        assert first.memories[0].importance >= 8
+        assert first.memories[0].embedding is None  # answers carry no embeddings
+        later = START + timedelta(hours=1)
+        many = client.observe_many(
+            owner,
+            [
+                {"text": "Someone left milk on my desk.", "message_id": "m2", "at": later},
+                {"text": "I moved to Lyon.", "message_id": "m3", "at": later},
+            ],
+        )
+        assert [item.turn.id for item in many] == ["m2", "m3"]
+        assert client.observe(owner, "I'm allergic to milk.", message_id="m1").memories == []
+        found = client.recall(owner, "What am I allergic to?", at=later, peek=True)
+        assert found.memories[0].memory.text == "I'm allergic to milk."
+        assert "allergic to milk" in found.render()
+        assert client.statistics(owner).nodes["Turn"] == 3
+        assert owner in client.owners()
+        assert "bob" not in client.owners()
+        assert client.consolidate(owner, at=later + timedelta(hours=8)).owner == owner
+        assert client.health(owner, at=later).owner == owner
+        assert client.complete_pending(owner) == 0
+        client.learn(owner, "sore throat", "a cold", 0.7, at=later)
+        assert client.retier(owner, at=later) >= 0
+        assert client.forget_message(owner, "no-such-message").found is False
+        gone = client.forget_message(owner, "m3")
+        assert gone.found
+        assert gone.deleted["Turn"] == 1
+        graph = client.export(owner)
+        assert {node.id for node in graph.nodes if type(node).__name__ == "Turn"} == {"m1", "m2"}
+        assert client.forget(owner).total == 0
+        client.load(owner, graph)
+        assert client.export(owner) == graph
+
+
+def owner_verbs() -> set[str]:
+    """The public verbs of GraphMem whose first argument is an owner."""
+    return {
+        name
+        for name, function in inspect.getmembers(GraphMem, inspect.isfunction)
+        if not name.startswith("_")
+        and list(inspect.signature(function).parameters)[1:2] == ["owner"]
+    }
+
+
+def routes_with_an_owner() -> list[tuple[str, str]]:
+    """Every (method, path) of the app that names an owner, read from the app's own routers."""
+    found = []
+    for route in owner_routes.routes:
+        for method in sorted(getattr(route, "methods", set())):
+            path: str = getattr(route, "path", "")
+            if "{owner}" in path:
+                found.append((method, path))
+    return found
+
+
+def test_a_key_for_alice_is_refused_on_bobs_memory_by_every_route(served: Served) -> None:
+    routes = routes_with_an_owner()
+    verbs = {path.rsplit("/", 1)[-1] for _method, path in routes}
+    assert verbs == owner_verbs()  # every verb of the facade that takes an owner has its route
+    with httpx.Client(base_url=served.url, timeout=60) as http:
+        http.post(
+            "/v1/owners/bob/observe",
+            json={"text": "My secret.", "message_id": "s1"},
+            headers={"Authorization": f"Bearer {served.bob}"},
+        ).raise_for_status()
+        for method, path in routes:
+            url = path.replace("{owner}", "bob")
+            body: dict[str, str] | None = {} if method == "POST" else None
+            for headers, status in [
+                ({}, 401),
+                ({"Authorization": "Bearer gmk_0000000000000000_" + "x" * 43}, 401),
+                ({"Authorization": f"Bearer {served.alice}"}, 403),
+            ]:
+                answer = http.request(method, url, json=body, headers=headers)
+                assert answer.status_code == status, (method, path, answer.text)
+                error = answer.json()["error"]
+                assert "My secret" not in answer.text
+                assert error["request_id"] == answer.headers["x-request-id"]
+            unknown = http.request(
+                method,
+                path.replace("{owner}", "carol"),
+                json=body,
+                headers={"Authorization": f"Bearer {served.alice}"},
+            )
+            assert unknown.status_code == 403  # the same answer whether or not it exists
+
+
+def test_keys_are_managed_by_admin_keys_and_a_revoked_key_is_refused(served: Served) -> None:
+    with GraphMemClient(served.url, served.alice) as alice:
+        with pytest.raises(AccessError):
+            alice.list_keys()
+        with pytest.raises(AccessError):
+            alice.create_key(admin=True)
+    with GraphMemClient(served.url, served.admin) as admin:
+        made = admin.create_key(owners=["dora"])
+        listed = {key.id: key for key in admin.list_keys()}
+        assert listed[made.key.id].owners == ("dora",)
+        assert made.secret not in json.dumps(
+            [key.model_dump(mode="json") for key in listed.values()]
+        )
+        with GraphMemClient(served.url, made.secret) as dora:
+            assert dora.statistics("dora").total == 0
+            revoked = admin.revoke_key(made.key.id)
+            assert revoked is not None
+            assert revoked.revoked_at is not None
+            with pytest.raises(AccessError):
+                dora.statistics("dora")
+        assert admin.revoke_key("0123456789abcdef") is None
+        assert admin.statistics("anyone").total == 0  # an admin key touches every owner
+    listed_by_cli = graphmem("keys", "list", *served.command)
+    if "neo4j" in served.command:  # the command line sees the keys the server made
+        assert made.key.id in listed_by_cli.stdout
+        assert "revoked" in listed_by_cli.stdout
+        assert made.secret not in listed_by_cli.stdout
+    else:  # the embedded store is the server's alone while it runs
+        assert "open in another process" in listed_by_cli.stderr
+
+
+def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Served) -> None:
+    with httpx.Client(base_url=served.url, timeout=60) as http:
+        headers = {"Authorization": f"Bearer {served.alice}", "X-Request-Id": "trace-42"}
+        empty = http.post("/v1/owners/alice/observe", json={"text": ""}, headers=headers)
+        assert empty.status_code == 400
+        assert "text" in empty.json()["error"]["message"]
+        assert empty.headers["x-request-id"] == "trace-42"
+        unfit = http.post("/v1/owners/alice/recall", json={"k": 3}, headers=headers)
+        assert unfit.status_code == 422
+        assert unfit.json()["error"]["field"] == "query"
+        bad_owner = http.post("/v1/owners/al%20ice/recall", json={"query": "x"}, headers=headers)
+        assert bad_owner.status_code == 403  # not alice's, whatever it is
+    with GraphMemClient(served.url, served.admin) as admin:
+        with pytest.raises(InvalidInputError, match="owner"):
+            admin.recall("al ice", "milk")
+        with pytest.raises(InvalidInputError, match="weights"):
+            admin.recall("alice", "milk", weights="no-such-preset")
+    openapi = httpx.get(f"{served.url}/openapi.json").json()
+    assert {"/v1/owners/{owner}/recall", "/v1/keys", "/readyz"} <= set(openapi["paths"])
+    assert httpx.get(f"{served.url}/readyz").json() == {"status": "ready"}
+
+
+def test_bodies_over_the_limit_get_413_and_requests_over_the_rate_429(
+    tmp_path: Path, request: pytest.FixtureRequest, start_server: StartServer
+) -> None:
+    store = store_flags("networkx", request, tmp_path)
+    secret = new_secret(store, "--owner", "alice")
+    url = start_server(store, "--max-body", "2000", "--rate", "0.01", "--burst", "3")
+    headers = {"Authorization": f"Bearer {secret}"}
+    with httpx.Client(base_url=url, timeout=60) as http:
+        big = http.post("/v1/owners/alice/observe", json={"text": "x" * 5000}, headers=headers)
+        assert big.status_code == 413
+        assert "2000 bytes" in big.json()["error"]["message"]
+        answers = [http.get("/v1/owners/alice/statistics", headers=headers) for _ in range(4)]
+        assert [answer.status_code for answer in answers] == [200, 200, 200, 429]  # burst 3
+        assert int(answers[-1].headers["retry-after"]) >= 1
+    with GraphMemClient(url, secret, retries=0) as client, pytest.raises(RequestRefusedError):
+        client.statistics("alice")
+
+
+def test_without_keys_the_server_is_open_on_loopback_only(
+    tmp_path: Path, request: pytest.FixtureRequest, start_server: StartServer
+) -> None:
+    store = store_flags("networkx", request, tmp_path)
+    refused = graphmem("serve", "--host", "0.0.0.0", "--port", str(free_port()), *store)
+    assert refused.returncode == 1
+    assert "graphmem keys create --admin" in refused.stderr
+    url = start_server(store)
+    with GraphMemClient(url) as client:
+        client.observe("alice", "Hello.", message_id="h1")
+        assert client.owners() == ["alice"]
