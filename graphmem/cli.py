@@ -911,7 +911,8 @@ def add_service(
     create = actions.add_parser(
         "create",
         parents=[common],
-        help="a new key, shown once: for --owner (repeatable), --owner-prefix, or --admin",
+        help="a new key for --owner (repeatable), --owner-prefix or --admin: its secret alone on"
+        " stdout, shown this once",
     )
     create.add_argument("--owner", action="append", default=[], help="an owner the key may touch")
     create.add_argument("--owner-prefix", help="the key may touch owners starting with this")
@@ -955,12 +956,12 @@ def run_service(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
             made = memory.create_key(
                 owners=arguments.owner, owner_prefix=arguments.owner_prefix, admin=arguments.admin
             )
-            if arguments.json:
-                print(made.model_dump_json(), file=out)
-            else:
-                print(f"key {made.key.id} ({made.key.scope()}):", file=out)
-                print(made.secret, file=out)
-                print("it is shown this once: keep it now (the store keeps its hash)", file=out)
+            print(made.model_dump_json() if arguments.json else made.secret, file=out)
+            print(
+                f"key {made.key.id} ({made.key.scope()}) is shown this once: keep it"
+                " (the store keeps its hash)",
+                file=sys.stderr,
+            )
         elif arguments.action == "list":
             for key in memory.list_keys():
                 if arguments.json:

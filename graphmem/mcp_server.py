@@ -1,4 +1,9 @@
-"""`graphmem mcp`: observe, recall, consolidate and forget_message as tools of an MCP server."""
+"""`graphmem mcp`: observe, recall, consolidate and forget_message as tools of an MCP server.
+
+The same tools are served over streamable HTTP by `graphmem mcp --transport http` and, behind
+keys, at /mcp of `graphmem serve` (`http_app`): there each request's key decides, through
+PERMITTED, which owners its tool calls may touch.
+"""
 
 import inspect
 import json
@@ -6,6 +11,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -23,6 +29,7 @@ try:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools import Tool
     from mcp.server.stdio import stdio_server
+    from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.message import SessionMessage
     from mcp.types import (
         PARSE_ERROR,
@@ -36,6 +43,9 @@ except ModuleNotFoundError as missing:
     raise ConfigurationError(
         f"graphmem mcp needs the MCP SDK ({missing}): pip install 'graphmem[mcp]'"
     ) from None
+
+PERMITTED: ContextVar[Callable[[str], bool] | None] = ContextVar("permitted", default=None)
+"""Which owners the current request's key may touch (graphmem serve sets it); None: any."""
 
 INSTRUCTIONS = """\
 Long-term memory of the conversations with the user, kept as a graph.
@@ -241,10 +251,13 @@ class MemoryTools:
             self._memory.close()
 
     def _whose(self, owner: str | None) -> str:
-        """The owner a call works on: the server's, else the one the call names."""
+        """The owner a call works on: the server's, else the one named, if the key permits."""
         if self.owner is None:
             if owner is None:
                 raise ToolError("name the owner: this server serves several owners")
+            permitted = PERMITTED.get()
+            if permitted is not None and not permitted(owner):
+                raise ToolError("this key may not touch this owner")
             return owner
         if owner is not None and owner != self.owner:
             raise ToolError(
@@ -381,3 +394,23 @@ def serve(
                 server.run("streamable-http", host=host, port=port)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def http_app(memory: GraphMem, *, host: str) -> Any:
+    """The tools over streamable HTTP at /mcp, for `graphmem serve` to mount (a Starlette app).
+
+    Stateless, with JSON answers: each request stands alone, so the key of each request, checked
+    by the server, decides what its tool calls may touch (PERMITTED). The memory stays open:
+    the server closes it.
+    """
+    server = _server(MemoryTools(memory, None))
+    # On a loopback host the SDK's defaults admit local Host headers only (against DNS
+    # rebinding); elsewhere the keys guard the server and any Host header may come.
+    opened = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    loopback = host in {"127.0.0.1", "localhost", "::1"}
+    return server.streamable_http_app(
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=None if loopback else opened,
+    )

@@ -26,7 +26,7 @@ import signal
 import time
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import suppress
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any
@@ -57,6 +57,7 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.keys import ApiKey, KeyInfo, NewKey
+from graphmem.mcp_server import PERMITTED, http_app
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import Memory
 from graphmem.results import (
@@ -74,6 +75,10 @@ log = logging.getLogger("graphmem.server")
 
 RETRY_AFTER_SECONDS = 5
 """What `Retry-After` says when the store cannot be reached."""
+UNAUTHORIZED = "send a valid key as Authorization: Bearer <key> (graphmem keys create)"
+"""The message of a 401."""
+MCP_PATH = "/mcp"
+"""Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """A caller's X-Request-Id that the server keeps; any other is replaced by a new one."""
 
@@ -363,6 +368,46 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
+class McpKeys:
+    """ASGI middleware: /mcp asks for a key as every route does, and its tools see its scope."""
+
+    def __init__(self, app: ASGIApp, memory: AsyncGraphMem, *, open_access: bool) -> None:
+        self.app = app
+        self.memory = memory
+        self.open_access = open_access
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass a request to /mcp on with its key's scope, or answer 401."""
+        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
+            await self.app(scope, receive, send)
+            return
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        scheme, _, secret = header.partition(" ")
+        key = None
+        if scheme.lower() == "bearer" and secret.strip():
+            key = await self.memory.authenticate(secret.strip())
+        if key is None and not self.open_access:
+            request_id = scope.get("state", {}).get("request_id", "")
+            body = _error_body("unauthorized", UNAUTHORIZED, request_id)
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 401,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"www-authenticate", b"Bearer"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": json.dumps(body).encode()})
+            return
+        token = PERMITTED.set(None if key is None else key.permits)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            PERMITTED.reset(token)
+
+
 def _error_body(
     code: str, message: str, request_id: str, field_name: str | None = None
 ) -> dict[str, Any]:
@@ -431,12 +476,7 @@ async def _caller(request: Request, memory: Served) -> ApiKey | None:
     if scheme.lower() == "bearer" and secret.strip():
         key = await memory.authenticate(secret.strip())
     if key is None and not request.app.state.open_access:
-        raise refusal(
-            401,
-            "unauthorized",
-            "send a valid key as Authorization: Bearer <key> (graphmem keys create)",
-            {"WWW-Authenticate": "Bearer"},
-        )
+        raise refusal(401, "unauthorized", UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
     limiter: RateLimiter = request.app.state.limiter
     client = request.client.host if request.client else ""
     wait = limiter.wait(key.id if key else client)
@@ -664,9 +704,23 @@ async def _failed(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def create_app(memory: AsyncGraphMem, limits: Limits, *, open_access: bool) -> FastAPI:
-    """The app: every verb a route, behind keys unless `open_access` (no key in the store)."""
+def create_app(
+    memory: AsyncGraphMem, limits: Limits, *, open_access: bool, host: str = "127.0.0.1"
+) -> FastAPI:
+    """The app: every verb a route, and the MCP tools at /mcp, behind keys unless `open_access`.
+
+    `open_access` is for a store with no key; `host` is where the app listens (on a loopback
+    address the MCP transport admits local Host headers only).
+    """
+    tools = http_app(memory.memory, host=host)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        async with tools.router.lifespan_context(tools):  # the MCP sessions' task group
+            yield
+
     app = FastAPI(
+        lifespan=lifespan,
         title="graphmem",
         version=__version__,
         description="Long-term memory for conversational agents: the facade's verbs over HTTP."
@@ -681,9 +735,11 @@ def create_app(memory: AsyncGraphMem, limits: Limits, *, open_access: bool) -> F
     app.state.limiter = RateLimiter(limits)
     for router in (service, owners, keys):
         app.include_router(router)
+    app.router.routes.extend(tools.routes)  # POST /mcp, as `graphmem mcp --transport http` has
     app.add_exception_handler(HTTPException, _refused)
     app.add_exception_handler(RequestValidationError, _unfit)
     app.add_exception_handler(GraphMemError, _failed)
+    app.add_middleware(McpKeys, memory=memory, open_access=open_access)
     app.add_middleware(BodyLimit, max_body=limits.max_body)
     app.add_middleware(RequestIds)  # outermost: every answer, a 413 included, has its id
     return app
@@ -718,7 +774,8 @@ def serve(settings: Settings, *, host: str, port: int, limits: Limits, workers: 
                 "serving without keys: anyone on this machine may use every owner's memory"
                 " (graphmem keys create makes the server ask for keys)"
             )
-        app = create_app(AsyncGraphMem(memory, workers=workers), limits, open_access=open_access)
+        served = AsyncGraphMem(memory, workers=workers)
+        app = create_app(served, limits, open_access=open_access, host=host)
         with suppress(KeyboardInterrupt):
             uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
     finally:

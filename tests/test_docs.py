@@ -11,7 +11,8 @@ environment of a newcomer (conftest.clean_env) and the installed CLI first on PA
   return a row.
 In expected output `...` stands for any text (doctest's ELLIPSIS).
 A block that cannot run as written (the two commands, which install and run this very suite;
-scripts/neo4j and docker compose; MCP servers, which run until stopped; the error tree) is a
+scripts/neo4j and docker compose; MCP servers, which run until stopped; `graphmem serve`, started
+in the background for the page's later blocks; the error tree) is a
 stand-in of STAND_INS, found by its first line, with the check that stands in for running it.
 Any other block of another language fails the test.
 A page that talks to Neo4j (NEO4J_PAGES) runs on the neo4j_server fixture; the owners it uses
@@ -111,6 +112,8 @@ class Page:
     namespace: dict[str, Any] = field(init=False, default_factory=dict)
     printed: str | None = field(init=False, default=None)
     """What the last python block printed, for a text block right after it."""
+    servers: list[subprocess.Popen[str]] = field(init=False, default_factory=list)
+    """The `graphmem serve` processes the page started, stopped when it ends."""
 
     def __post_init__(self) -> None:
         self.env = clean_env() | {"HOME": str(self.folder), "PATH": f"{BIN}:{os.environ['PATH']}"}
@@ -193,10 +196,15 @@ class Page:
         assert records, f"{block.where}: the query found nothing"
 
     def close(self) -> None:
-        """Close what the page's Python left open."""
+        """Close what the page's Python left open, and stop its servers (which must stop well)."""
         for value in self.namespace.values():
             if isinstance(value, GraphMem):
                 value.close()
+        for server in self.servers:
+            server.terminate()
+            assert server.wait(timeout=30) == 0
+            assert server.stderr is not None
+            server.stderr.close()
 
 
 def console_commands(block: Block) -> Iterator[tuple[str, str]]:
@@ -296,6 +304,31 @@ def mcp_servers(page: Page, block: Block) -> None:
             assert listed_tools(str(BIN / "graphmem"), words[1:], page) == MCP_TOOLS
 
 
+def http_server(page: Page, block: Block) -> None:
+    """`graphmem serve` runs until stopped: it is started in the page's folder with the page's
+    environment, at the address its comment gives, and the page goes on once it is ready."""
+    command, _, comment = block.code.strip().partition("  # ")
+    words = shlex.split(command)
+    arguments = parser().parse_args(words[1:])
+    assert arguments.command == "serve"
+    assert f"http://{arguments.host}:{arguments.port}" in comment
+    server = subprocess.Popen(
+        [str(BIN / "graphmem"), *words[1:]],
+        cwd=page.folder,
+        env=page.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    page.servers.append(server)
+    assert server.stderr is not None
+    for line in server.stderr:  # it says when it is ready
+        if "Application startup complete" in line:
+            return
+    pytest.fail(f"{block.where}: graphmem serve ended with {server.wait()}")
+
+
 def desktop_configuration(page: Page, block: Block) -> None:
     """A desktop client's configuration names the CLI that the first command installs; the
     server it describes is started here with this checkout's CLI and a path in the page's
@@ -355,6 +388,7 @@ STAND_INS: dict[str, Callable[[Page, Block], None]] = {
     "scripts/neo4j start": starting_neo4j,
     "GRAPHMEM_NEO4J_PASSWORD=choose-one docker compose up -d --wait": docker_compose,
     "graphmem mcp --owner alice --path ~/graphmem/alice.json": mcp_servers,
+    "graphmem serve --port 8420": http_server,
     '{"mcpServers": {"graphmem": {': desktop_configuration,
     "GraphMemError": the_error_tree,
 }

@@ -1,17 +1,23 @@
 """`graphmem serve` as a real process on 127.0.0.1, driven by the real client, on both stores."""
 
+import asyncio
 import inspect
 import json
 import socket
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+import httpx2
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
 
 from graphmem.client import GraphMemClient
 from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
@@ -28,10 +34,16 @@ class Served:
     """A running `graphmem serve`: its address, and the keys made for it."""
 
     url: str
+    ann: str
+    """The owner of the key `alice` (fresh for each test: Neo4j is shared)."""
+    ben: str
+    """The owner of the key `bob`."""
+    team: str
+    """The owner prefix the key `alice` also has."""
     alice: str
-    """A key for the owner alice (and the owners starting with "team-")."""
+    """A key for the owner ann and the owners starting with team."""
     bob: str
-    """A key for the owner bob only."""
+    """A key for the owner ben only."""
     admin: str
     command: list[str]
     """The flags that name its store, to run other commands on it."""
@@ -112,17 +124,19 @@ def store_flags(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> li
 
 @pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def served(request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer) -> Served:
-    """A server on each store, with keys for alice, bob and an admin."""
+    """A server on each store, with keys for two fresh owners and an admin."""
     store = store_flags(request.param, request, tmp_path)
-    alice = new_secret(store, "--owner", "alice", "--owner-prefix", "team-")
-    bob = new_secret(store, "--owner", "bob")
+    fresh = uuid.uuid4().hex[:8]
+    ann, ben, team = f"ann-{fresh}", f"ben-{fresh}", f"team-{fresh}-"
+    alice = new_secret(store, "--owner", ann, "--owner-prefix", team)
+    bob = new_secret(store, "--owner", ben)
     admin = new_secret(store, "--admin")
     url = start_server(store)
-    return Served(url, alice, bob, admin, store)
+    return Served(url, ann, ben, team, alice, bob, admin, store)
 
 
 def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> None:
-    owner = f"team-{datetime.now(UTC):%H%M%S%f}"
+    owner = f"{served.team}one"
     with GraphMemClient(served.url, served.alice) as client:
         first = client.observe(owner, "I'm allergic to milk.", message_id="m1", at=START)
         assert first.memories
@@ -143,7 +157,7 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         assert "allergic to milk" in found.render()
         assert client.statistics(owner).nodes["Turn"] == 3
         assert owner in client.owners()
-        assert "bob" not in client.owners()
+        assert served.ben not in client.owners()
         assert client.consolidate(owner, at=later + timedelta(hours=8)).owner == owner
         assert client.health(owner, at=later).owner == owner
         assert client.complete_pending(owner) == 0
@@ -187,12 +201,12 @@ def test_a_key_for_alice_is_refused_on_bobs_memory_by_every_route(served: Served
     assert verbs == owner_verbs()  # every verb of the facade that takes an owner has its route
     with httpx.Client(base_url=served.url, timeout=60) as http:
         http.post(
-            "/v1/owners/bob/observe",
+            f"/v1/owners/{served.ben}/observe",
             json={"text": "My secret.", "message_id": "s1"},
             headers={"Authorization": f"Bearer {served.bob}"},
         ).raise_for_status()
         for method, path in routes:
-            url = path.replace("{owner}", "bob")
+            url = path.replace("{owner}", served.ben)
             body: dict[str, str] | None = {} if method == "POST" else None
             for headers, status in [
                 ({}, 401),
@@ -247,11 +261,11 @@ def test_keys_are_managed_by_admin_keys_and_a_revoked_key_is_refused(served: Ser
 def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Served) -> None:
     with httpx.Client(base_url=served.url, timeout=60) as http:
         headers = {"Authorization": f"Bearer {served.alice}", "X-Request-Id": "trace-42"}
-        empty = http.post("/v1/owners/alice/observe", json={"text": ""}, headers=headers)
+        empty = http.post(f"/v1/owners/{served.ann}/observe", json={"text": ""}, headers=headers)
         assert empty.status_code == 400
         assert "text" in empty.json()["error"]["message"]
         assert empty.headers["x-request-id"] == "trace-42"
-        unfit = http.post("/v1/owners/alice/recall", json={"k": 3}, headers=headers)
+        unfit = http.post(f"/v1/owners/{served.ann}/recall", json={"k": 3}, headers=headers)
         assert unfit.status_code == 422
         assert unfit.json()["error"]["field"] == "query"
         bad_owner = http.post("/v1/owners/al%20ice/recall", json={"query": "x"}, headers=headers)
@@ -260,7 +274,7 @@ def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Serve
         with pytest.raises(InvalidInputError, match="owner"):
             admin.recall("al ice", "milk")
         with pytest.raises(InvalidInputError, match="weights"):
-            admin.recall("alice", "milk", weights="no-such-preset")
+            admin.recall(served.ann, "milk", weights="no-such-preset")
     openapi = httpx.get(f"{served.url}/openapi.json").json()
     assert {"/v1/owners/{owner}/recall", "/v1/keys", "/readyz"} <= set(openapi["paths"])
     assert httpx.get(f"{served.url}/readyz").json() == {"status": "ready"}
@@ -295,3 +309,34 @@ def test_without_keys_the_server_is_open_on_loopback_only(
     with GraphMemClient(url) as client:
         client.observe("alice", "Hello.", message_id="h1")
         assert client.owners() == ["alice"]
+
+
+def test_the_mcp_tools_are_served_at_mcp_behind_the_same_keys(served: Served) -> None:
+    async def call(key: str | None, owner: str) -> CallToolResult:
+        headers = {} if key is None else {"Authorization": f"Bearer {key}"}
+        async with (
+            httpx2.AsyncClient(headers=headers) as http,
+            streamable_http_client(f"{served.url}/mcp", http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            await session.call_tool(
+                "observe", {"owner": owner, "text": "I'm allergic to milk.", "message_id": "m1"}
+            )
+            return await session.call_tool("recall", {"owner": owner, "query": "milk"})
+
+    found = asyncio.run(call(served.alice, served.ann))
+    assert not found.is_error
+    assert found.structured_content is not None
+    assert found.structured_content["memories"][0]["memory"]["text"] == "I'm allergic to milk."
+    other = asyncio.run(call(served.alice, served.ben))
+    assert other.is_error
+    assert "may not touch this owner" in str(other.content)
+    with pytest.raises(ExceptionGroup):  # the SDK's client fails on the 401
+        asyncio.run(call(None, served.ann))
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+    answer = httpx.post(f"{served.url}/mcp", json=initialize)
+    assert answer.status_code == 401
+    assert answer.json()["error"]["code"] == "unauthorized"
+    with GraphMemClient(served.url, served.bob) as bob:
+        assert bob.statistics(served.ben).total == 0  # ben's memory untouched
