@@ -6,8 +6,9 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -81,13 +82,38 @@ StartServer = Callable[..., str]
 """Start `graphmem serve` on a store's flags (and extra flags); its address once it is ready."""
 
 
+class Log:
+    """What a server writes on stderr, read as it comes, and a way to wait for a line."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self._written = threading.Condition()
+
+    def read(self, stream: Iterable[str]) -> None:
+        """Keep every line of the stream, saying so to those who wait."""
+        for line in stream:
+            with self._written:
+                self.lines.append(line)
+                self._written.notify_all()
+
+    def wait_for(self, wanted: Callable[[str], bool]) -> bool:
+        """Whether a line the server wrote, or writes within 30 s, is wanted."""
+        with self._written:
+            return self._written.wait_for(lambda: any(map(wanted, self.lines)), timeout=30)
+
+
+LOGS: dict[str, Log] = {}
+"""What each server started by a test writes on stderr, by its address."""
+
+
 @pytest.fixture
 def start_server() -> Iterator[StartServer]:
     """Start servers as a test needs them; stop them (and check they stopped well) after it."""
-    started: list[subprocess.Popen[str]] = []
+    started: list[tuple[subprocess.Popen[str], threading.Thread]] = []
 
     def start(store: list[str], *extra: str) -> str:
         port = free_port()
+        url = f"http://127.0.0.1:{port}"
         process = subprocess.Popen(
             [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *extra, *store],
             cwd=ROOT,
@@ -95,17 +121,20 @@ def start_server() -> Iterator[StartServer]:
             stderr=subprocess.PIPE,
             text=True,
         )
-        started.append(process)
         assert process.stderr is not None
-        for line in process.stderr:  # the server says when it is ready
-            if "Application startup complete" in line:
-                return f"http://127.0.0.1:{port}"
-        raise AssertionError(f"graphmem serve ended with {process.wait()}")
+        log = LOGS[url] = Log()
+        reader = threading.Thread(target=log.read, args=(process.stderr,), daemon=True)
+        reader.start()  # drained as it writes, so that a full pipe never stops the server
+        if not log.wait_for(lambda line: "Application startup complete" in line):
+            raise AssertionError(f"graphmem serve is not ready: {''.join(log.lines)}")
+        started.append((process, reader))
+        return url
 
     yield start
-    for process in started:
+    for process, reader in started:
         process.terminate()
         assert process.wait(timeout=30) == 0  # stopped well: the memory closed
+        reader.join(timeout=30)
         assert process.stderr is not None
         process.stderr.close()
 
@@ -263,6 +292,10 @@ def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Serve
         headers = {"Authorization": f"Bearer {served.alice}", "X-Request-Id": "trace-42"}
         empty = http.post(f"/v1/owners/{served.ann}/observe", json={"text": ""}, headers=headers)
         assert empty.status_code == 400
+        logged = LOGS[served.url].wait_for(
+            lambda line: "trace-42 POST" in line and "-> 400" in line
+        )
+        assert logged  # the server's log line of the request carries its id
         assert "text" in empty.json()["error"]["message"]
         assert empty.headers["x-request-id"] == "trace-42"
         unfit = http.post(f"/v1/owners/{served.ann}/recall", json={"k": 3}, headers=headers)
