@@ -42,7 +42,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
-from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Turn
+from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Turn, check_text
 from graphmem.results import Observation
 from graphmem.similarity import inner_products
 from graphmem.sleep import AWAITING_BATCH, Sleep
@@ -224,6 +224,8 @@ class Ingestion:
     def learn(self, owner: str, cause: str, effect: str, sufficiency: float, now: datetime) -> None:
         """Store `cause` and `effect` as knowledge memories joined by CAUSES."""
         with as_invalid_input():
+            for text in (cause, effect):  # before embedding: a megabyte would take minutes
+                check_text(text)
             embeddings = self._embedder.embed([cause, effect], "passage")
             memories = [
                 Memory(

@@ -8,7 +8,7 @@ this module applies them to what the facade's verbs take.
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -51,12 +51,25 @@ def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+EARLIEST = datetime(1500, 1, 1, tzinfo=UTC)
+LATEST = datetime(8500, 1, 1, tzinfo=UTC)
+"""The times a verb takes: 1,500 years inside each end of what a datetime holds, so that what is
+reckoned from a time (a query's "999 years ago", the week or month around it) can be held too."""
+
+
 def aware(moment: object) -> datetime:
     """Return a timezone-aware datetime unchanged, else raise ValueError."""
     if not isinstance(moment, datetime):
         raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
-    if moment.tzinfo is None or moment.utcoffset() is None:
+    offset = moment.utcoffset()
+    if moment.tzinfo is None or offset is None:
         raise ValueError("at must be timezone-aware")
+    if offset % timedelta(minutes=1):  # Neo4j keeps offsets of whole minutes only
+        raise ValueError(f"at must have a UTC offset of whole minutes, not {offset}")
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(
+            f"at must be from the year {EARLIEST.year} to {LATEST.year - 1}, not {moment}"
+        )
     return moment
 
 
@@ -83,7 +96,7 @@ def query_of(query: object) -> Query:
                 )
             )
         elif isinstance(turn, QueryTurn):
-            turns.append(turn)
+            turns.append(QueryTurn(speaker=check_speaker(turn.speaker), text=check_text(turn.text)))
         else:
             raise ValueError(f"query turn {index} must be {{speaker, text}}, not {turn!r:.80}")
     if sum(len(turn.text) for turn in turns) > MAX_TEXT_CHARS:

@@ -81,8 +81,11 @@ def new_key(
             check_owner(owner)
         except ValueError as error:
             raise InvalidInputError(f"owners: {error}") from None
-    if owner_prefix is not None and not owner_prefix.strip():
-        raise InvalidInputError("owner_prefix is empty; give the start of the owners' names")
+    if owner_prefix is not None:
+        try:
+            check_owner(owner_prefix)  # the start of owners' names is itself one
+        except ValueError as error:
+            raise InvalidInputError(f"owner_prefix: {error}") from None
     if not (owners or owner_prefix is not None or admin):
         raise InvalidInputError("a key needs owners, an owner prefix or admin")
     key_id = secrets.token_hex(8)

@@ -57,6 +57,9 @@ MAX_RECALL = 100
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
 
+MAX_LIMIT = 2**63 - 1
+"""The largest `limit` (Neo4j's whole numbers are 64-bit)."""
+
 OBSERVE_CHUNK = 64
 """Turns derived together: one batched embedding, one working-memory search, one model call
 (`perceive`), one write; fewer once the model's context refuses that many."""
@@ -220,6 +223,10 @@ class GraphMem:
         call each time.
         """
         checked(check_owner, owner)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+            raise InvalidInputError(
+                f"limit is {limit!r}; it must be a whole number from 1 to {MAX_LIMIT}"
+            )
         return self._ingestion.complete_pending(owner, limit)
 
     def learn(

@@ -28,10 +28,12 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from http import HTTPStatus
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from graphmem.errors import ConfigurationError
 
@@ -40,6 +42,7 @@ try:
     from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse, StreamingResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 except ModuleNotFoundError as missing:
     raise ConfigurationError(
@@ -59,7 +62,7 @@ from graphmem.errors import (
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.mcp_server import PERMITTED, http_app
 from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.model import Memory
+from graphmem.model import Memory, check_owner, check_text
 from graphmem.results import (
     Forgotten,
     GraphCounts,
@@ -81,6 +84,10 @@ MCP_PATH = "/mcp"
 """Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """A caller's X-Request-Id that the server keeps; any other is replaced by a new one."""
+MAX_INTEGER = 2**63 - 1
+"""The largest whole number a store keeps (Neo4j's are 64-bit)."""
+MAX_MESSAGE_CHARS = 500
+"""The most of an error's message an answer carries (a message quoting a huge input is cut)."""
 
 
 @dataclass(frozen=True)
@@ -95,22 +102,43 @@ class Limits:
     """Requests one key may make at once."""
 
 
+EARLIEST = datetime(1500, 1, 1, tzinfo=UTC)
+LATEST = datetime(8500, 1, 1, tzinfo=UTC)
+"""The times a request may name: 1,500 years inside each end of what a datetime can hold, so
+that what is reckoned from a time (a query's "999 years ago", the week or month around it)
+can be held too (past either end, it raised OverflowError: a 500)."""
+
+
 def _iso_moment(value: object) -> object:
     """Read a time from ISO 8601 text only: left to pydantic, a number would become Unix time."""
-    if value is None or isinstance(value, datetime):
+    if value is None:
         return value
-    if not isinstance(value, str):
+    if isinstance(value, datetime):
+        moment = value
+    elif not isinstance(value, str):
         raise ValueError(f"must be ISO 8601 text, not {type(value).__name__}")
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"must be a datetime in ISO 8601, not {value[:40]!r}") from None
+    else:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"must be a datetime in ISO 8601, not {value[:40]!r}") from None
+    offset = moment.utcoffset()
+    if offset is not None and not EARLIEST <= moment < LATEST:
+        raise ValueError(
+            f"must be from the year {EARLIEST.year} to {LATEST.year - 1} (UTC), not {moment}"
+        )
+    if offset is not None and offset % timedelta(minutes=1):  # Neo4j refused it: a 500
+        raise ValueError(f"must have a UTC offset of whole minutes, not {moment}")
+    return moment
 
 
 Moment = Annotated[
     datetime | None,
     BeforeValidator(_iso_moment),
-    Field(description="ISO 8601 with a UTC offset; default: now"),
+    Field(
+        description=f"ISO 8601 with a UTC offset (whole minutes), from the year {EARLIEST.year}"
+        f" to {LATEST.year - 1}; default: now"
+    ),
 ]
 
 
@@ -193,13 +221,17 @@ class MessageRef(BaseModel):
     message_id: str = Field(description="the id the message was observed with")
 
 
+Text = Annotated[str, AfterValidator(check_text)]
+"""A text as a memory holds it, checked before it is embedded (a megabyte would take minutes)."""
+
+
 class Cause(BaseModel):
     """Knowledge to teach: a cause, its effect, how surely one brings the other."""
 
     model_config = ConfigDict(extra="forbid")
 
-    cause: str
-    effect: str
+    cause: Text
+    effect: Text
     sufficiency: float = Field(ge=0, le=1)
     at: Moment = None
 
@@ -210,7 +242,9 @@ class KeyRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     owners: list[str] = Field([], description="owners the key may touch")
-    owner_prefix: str | None = Field(None, description="it may touch owners starting with this")
+    owner_prefix: Annotated[str, AfterValidator(check_owner)] | None = Field(
+        None, description="it may touch owners starting with this (itself an owner's name)"
+    )
     admin: bool = Field(False, description="it may touch every owner and manage keys")
 
 
@@ -219,7 +253,7 @@ class Limit(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    limit: int = Field(1000, ge=1, description="the most to do in this call")
+    limit: int = Field(1000, ge=1, le=MAX_INTEGER, description="the most to do in this call")
 
 
 class Records(BaseModel):
@@ -315,7 +349,8 @@ class RequestIds:
                 "%s %s %s -> %d in %.1f ms",
                 request_id,
                 scope["method"],
-                scope["path"],
+                # escaped: a decoded %0A in an owner would start a forged line of the log
+                quote(scope["path"], safe="/:@", errors="backslashreplace"),
                 status,
                 1000 * (time.perf_counter() - started),
             )
@@ -412,6 +447,8 @@ def _error_body(
     code: str, message: str, request_id: str, field_name: str | None = None
 ) -> dict[str, Any]:
     """The JSON of an error response."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + "…"
     error = ErrorBody(code=code, message=message, field=field_name, request_id=request_id)
     return ErrorAnswer(error=error).model_dump(mode="json", exclude_none=True)
 
@@ -561,9 +598,13 @@ async def observe_many(owner: Owner, body: ObserveMany, memory: Served) -> list[
 @owners.post("/{owner}/recall")
 async def recall(owner: Owner, body: RecallQuestion, memory: Served) -> Recalled:
     """GraphMem.recall: the related-context subgraph, with its text for a prompt."""
+    # Turns go as data, which the facade checks (QueryTurn objects it would take as they are).
+    query: str | list[dict[str, Any]] = (
+        body.query if isinstance(body.query, str) else [turn.model_dump() for turn in body.query]
+    )
     found = await memory.recall(
         owner,
-        body.query,
+        query,
         k=body.k,
         motivation=body.motivation,
         weights=body.weights,
@@ -648,7 +689,11 @@ async def export(owner: Owner, memory: Served) -> StreamingResponse:
 @owners.post("/{owner}/load")
 async def load(owner: Owner, body: Records, memory: Served) -> GraphCounts:
     """GraphMem.load: add exported records to the owner's memory."""
-    return await memory.load(owner, OwnerGraph.from_records(body.records))
+    try:
+        graph = OwnerGraph.from_records(body.records)
+    except OverflowError as error:  # a time that is past datetime's range once in UTC
+        raise InvalidInputError(f"records: a time out of range ({error})") from None
+    return await memory.load(owner, graph)
 
 
 @keys.post("")
@@ -676,9 +721,10 @@ async def revoke_key(key_id: str, memory: Served) -> KeyInfo:
 
 async def _refused(request: Request, error: Exception) -> JSONResponse:
     """The JSON answer of a refusal of the app's own."""
-    assert isinstance(error, HTTPException)
+    assert isinstance(error, StarletteHTTPException)
     detail: dict[str, Any] = error.detail if isinstance(error.detail, dict) else {}
-    code = str(detail.get("code", "http_error"))
+    phrase = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_")
+    code = str(detail.get("code", phrase))
     message = str(detail.get("message", error.detail))
     body = _error_body(code, message, _request_id(request))
     return JSONResponse(body, status_code=error.status_code, headers=error.headers)
@@ -736,7 +782,8 @@ def create_app(
     for router in (service, owners, keys):
         app.include_router(router)
     app.router.routes.extend(tools.routes)  # POST /mcp, as `graphmem mcp --transport http` has
-    app.add_exception_handler(HTTPException, _refused)
+    # Starlette's, of which FastAPI's is a kind: the router's 404 and 405, the body parser's 400.
+    app.add_exception_handler(StarletteHTTPException, _refused)
     app.add_exception_handler(RequestValidationError, _unfit)
     app.add_exception_handler(GraphMemError, _failed)
     app.add_middleware(McpKeys, memory=memory, open_access=open_access)

@@ -1,12 +1,15 @@
-"""Hostile input through the API, the command line and the MCP server: kept verbatim or refused.
+"""Hostile input through the API, the command line, the MCP server and the HTTP server: kept
+verbatim or refused.
 
 Texts, message ids, sessions and speakers with Cypher and Lucene fragments, quotes and
 backslashes, prompt injection, control characters, lone surrogates and strings at and over the
 limits; owners that try to escape their tenant; wrong types; deeply nested and huge JSON. Each
 input must be stored verbatim (the stored turn, the export and recall give it back equal, code
 point for code point) or refused with a GraphMemError whose message names the field (on the
-command line: exit 1, `graphmem: line N: ...`, no traceback; on MCP: a tool error). Any other
-exception is a crash.
+command line: exit 1, `graphmem: line N: ...`, no traceback; on MCP: a tool error; over HTTP: a
+4xx whose body is `{"error": {"code", "message", "request_id"}}`). Any other exception is a crash,
+and so is a 5xx, a connection closed without an answer, a traceback in the server's log or a
+server that stops.
 
 An injection is any of: a change to a bystander owner's exported graph; a node of the owners
 involved with a label or property the model does not have, or an edge of another type, with
@@ -14,29 +17,46 @@ other properties or joining two owners; a label, relationship type or property k
 database that was neither there before nor in the model (Neo4j); a change to the indexes and
 constraints (Neo4j); a memory whose importance or belief is not what observe gave it, an
 observation whose belief is not first-hand, a node whose belief is 1; a node stored under an
-owner the caller did not name, or any node of a refused owner.
+owner the caller did not name, or any node of a refused owner; a line in the HTTP server's log
+that the server did not write.
 
-The figure (inputs tried, crashes, injections per channel) is printed when the module ends.
+The figure (inputs tried, crashes, injections per channel, and the HTTP inputs per route) is
+printed when the module ends. The HTTP channel's refusals through every route run by default;
+the other channels, and the hostile strings stored verbatim over HTTP, are `long`.
 """
 
 import asyncio
+import http.client
+import io
 import json
 import math
+import re
+import select
+import socket
 import subprocess
+import sys
+import threading
+import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, LiteralString, TypeVar
+from typing import Any, LiteralString, TypeVar, get_args, get_origin
+from urllib.parse import quote, unquote
+
+# Raw HTTP, so that what a client library would refuse to send reaches the server.
+import httpx  # noqa: TID251
 
 # Raw Cypher sees what the store's verbs cannot: labels, property keys and edges outside the
 # model, nodes of owners that were refused, and the schema (indexes and constraints).
 import neo4j  # noqa: TID251
 import pytest
+from pydantic import BaseModel
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
@@ -52,7 +72,12 @@ from graphmem.model import (
     LinkType,
     Memory,
     Turn,
+    check_owner,
 )
+from graphmem.server import EARLIEST, LATEST, Limits
+from graphmem.server import keys as key_routes
+from graphmem.server import owners as owner_routes
+from graphmem.server import service as service_routes
 from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore, indexed_terms
 from graphmem.store.networkx import NetworkXStore
@@ -62,8 +87,7 @@ from .test_cli import cli, cli_bytes
 from .test_mcp import Launch, connected
 from .test_mcp import run as run_async
 from .test_mcp import text as tool_text
-
-pytestmark = pytest.mark.long
+from .test_server import free_port
 
 T = TypeVar("T")
 
@@ -327,6 +351,10 @@ class Tally:
 
 
 FIGURE: dict[str, Tally] = {}
+ROUTES_TRIED: dict[str, Counter[str]] = {}
+"""The HTTP inputs tried per channel, by route."""
+SECONDS: dict[str, float] = {}
+"""The time each HTTP channel took, its server's start and the checks after it included."""
 
 
 @contextmanager
@@ -357,6 +385,14 @@ def figure(request: pytest.FixtureRequest) -> Iterator[None]:
                 f"  {channel:<14} tried {tally.tried:4d}  crashes {len(tally.crashes):3d}"
                 f"  injections {len(tally.injections):3d}  wrong {len(tally.wrong):3d}"
             )
+        for channel, tried in sorted(ROUTES_TRIED.items()):
+            routes = [route for route in tried if route != NOT_A_ROUTE]
+            print(
+                f"{channel}: {sum(tried.values())} inputs through {len(routes)} routes"
+                f" in {SECONDS.get(channel, 0.0):.0f} s"
+            )
+            for route, count in sorted(tried.items()):
+                print(f"  {count:5d}  {route}")
 
 
 def crash(what: str, error: BaseException) -> str:
@@ -715,6 +751,7 @@ def api_channel(store: Store) -> str:
     return "API neo4j" if isinstance(store, Neo4jStore) else "API networkx"
 
 
+@pytest.mark.long
 def test_hostile_input_through_the_api(
     memory: GraphMem, store: Store, owner: str, request: pytest.FixtureRequest
 ) -> None:
@@ -890,6 +927,7 @@ def check_refusal(
         tally.note("wrong", f"{what}: a message of {len(done.stderr)} characters")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("flavour", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def test_hostile_lines_are_stored_verbatim_by_the_command_line(
     flavour: str, request: pytest.FixtureRequest, tmp_path: Path, owner: str, embedding_cache: Path
@@ -990,6 +1028,7 @@ def refusals() -> list[Refusal]:
     return [*found, Refusal("recall of a query over the limit", recall, "", "graphmem: ", too_long)]
 
 
+@pytest.mark.long
 def test_bad_lines_and_owners_are_refused_by_the_command_line(
     tmp_path: Path, embedding_cache: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -1016,6 +1055,7 @@ def test_bad_lines_and_owners_are_refused_by_the_command_line(
     assert not tally.problems(), tally.problems()
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("flavour", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def test_what_reaches_the_store_from_the_command_line(
     flavour: str, request: pytest.FixtureRequest, tmp_path: Path, owner: str, embedding_cache: Path
@@ -1264,6 +1304,7 @@ async def mcp_hostile_calls(run: McpRun, bystander: str, limit: McpRun) -> None:
     await run.recall(f"query {fine}", fine)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("flavour", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def test_hostile_calls_to_the_mcp_server(
     flavour: str,
@@ -1403,6 +1444,7 @@ def raw_lines(owner: str) -> list[tuple[str, bytes, int | None]]:
     ]
 
 
+@pytest.mark.long
 def test_unparseable_messages_to_the_mcp_server(
     tmp_path: Path, owner: str, embedding_cache: Path
 ) -> None:
@@ -1472,3 +1514,1311 @@ def tool_text_of(answer: dict[str, Any]) -> str:
     if "error" in answer:
         return str(answer["error"].get("message", ""))
     return "\n".join(item.get("text", "") for item in answer["result"].get("content", []))
+
+
+# -- the HTTP server ---------------------------------------------------------------------------
+
+ROUTERS = {"service": service_routes, "owners": owner_routes, "keys": key_routes}
+"""The routers of `graphmem serve`: every route of each gets every hostile input."""
+MAX_BODY = Limits().max_body
+SERVE_FLAGS = ("--rate", "1000000", "--burst", "1000000")
+"""Thousands of requests in seconds: the rate limit is not what these tests are about."""
+NO_KEY = "0123456789abcdef"
+"""A key id that no key has."""
+NOT_A_ROUTE = "(bytes that are not HTTP)"
+"""Where the inputs aimed at no route are counted."""
+LOG_LINE = re.compile(
+    r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} [A-Z]+ [\w.]+: |(?:INFO|WARNING|ERROR|CRITICAL):\s"
+)
+"""How every line the server writes to its log starts: its logging format, or uvicorn's."""
+
+
+@dataclass(frozen=True)
+class HttpRoute:
+    """A route of `graphmem serve` as its router declares it: method, path, body and query."""
+
+    router: str
+    method: str
+    path: str
+    body: type[BaseModel] | None
+    query: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path}"
+
+    def url(self, segments: dict[str, str], query: str = "") -> str:
+        """The path with each {parameter} replaced by its segment (escaped already)."""
+        path = re.sub(r"\{(\w+)\}", lambda match: segments[match[1]], self.path)
+        return f"{path}?{query}" if query else path
+
+    @property
+    def verb(self) -> str:
+        """The last word of the path (a facade verb on an owner's routes)."""
+        return self.path.rsplit("/", 1)[-1]
+
+
+def http_routes() -> list[HttpRoute]:
+    """Every route of the app's routers, as the routers declare them."""
+    found = []
+    for name, router in ROUTERS.items():
+        for route in router.routes:
+            body_field = getattr(route, "body_field", None)
+            body = None if body_field is None else body_field.field_info.annotation
+            dependant = route.dependant  # type: ignore[attr-defined]
+            query = tuple(parameter.name for parameter in dependant.query_params)
+            path: str = getattr(route, "path", "")
+            found += [
+                HttpRoute(name, method, path, body, query)
+                for method in sorted(getattr(route, "methods", set()))
+            ]
+    return found
+
+
+def route_of(routes: list[HttpRoute], verb: str) -> HttpRoute:
+    """The route of a verb on an owner's memory."""
+    [route] = [route for route in routes if "{owner}" in route.path and route.verb == verb]
+    return route
+
+
+FIELD_NAMES_OVER_HTTP = FIELD_NAMES | {"messages": ("messages", "items")}
+"""What a refusal may call a field of a body: observe_many's `messages` are the facade's
+`items`."""
+VALID_FIELDS: dict[str, Any] = {
+    "text": PLAIN,
+    "query": PLAIN,
+    "message_id": "no-such-message",
+    "cause": "a sore throat",
+    "effect": "a cold",
+    "sufficiency": 0.5,
+    "messages": [{"text": PLAIN}],
+    "records": [],
+}
+"""A valid value for each required field of a request body, by name."""
+
+
+def valid_body(model: type[BaseModel], key_owner: str) -> dict[str, Any]:
+    """A body the model takes: its required fields, valid (a new key's, for an owner)."""
+    if model.__name__ == "KeyRequest":
+        return {"owners": [key_owner]}
+    required = [name for name, info in model.model_fields.items() if info.is_required()]
+    unknown = [name for name in required if name not in VALID_FIELDS]
+    assert not unknown, f"give VALID_FIELDS a value for {model.__name__}'s {unknown}"
+    return {name: VALID_FIELDS[name] for name in required}
+
+
+def inner_models(annotation: Any, listed: bool = False) -> list[tuple[type[BaseModel], bool]]:
+    """The models inside an annotation (a field's own, or in a list or a union of it)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [(annotation, listed)]
+    inside = listed or get_origin(annotation) is list
+    return [found for argument in get_args(annotation) for found in inner_models(argument, inside)]
+
+
+def mentions(annotation: Any, kind: type) -> bool:
+    """Whether an annotation is or holds `kind` (datetime in `datetime | None`, ...)."""
+    return annotation is kind or any(mentions(argument, kind) for argument in get_args(annotation))
+
+
+@dataclass(frozen=True)
+class BodyField:
+    """A field of a route's body, nested models' fields included, and how to send a value in it."""
+
+    levels: tuple[tuple[dict[str, Any], str, bool], ...]
+    """From the body down: the valid body at that level, the key, whether its value is a list."""
+    annotation: Any
+
+    @property
+    def path(self) -> str:
+        """The field as the server names it: messages.0.text."""
+        return ".".join(key + (".0" if listed else "") for _base, key, listed in self.levels)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """What a refusal may call the field: its name, or the name of a field it is in."""
+        keys = [key for _base, key, _listed in self.levels]
+        return tuple(
+            name for key in reversed(keys) for name in FIELD_NAMES_OVER_HTTP.get(key, (key,))
+        )
+
+    def body(self, value: Any) -> dict[str, Any]:
+        """A valid body with this field set to `value`."""
+        for base, key, listed in reversed(self.levels):
+            value = base | {key: [value] if listed else value}
+        result: dict[str, Any] = value
+        return result
+
+
+def body_fields(
+    model: type[BaseModel],
+    base: dict[str, Any],
+    key_owner: str,
+    levels: tuple[tuple[dict[str, Any], str, bool], ...] = (),
+) -> list[BodyField]:
+    """Every field of a body model, and of the models inside it."""
+    found = []
+    for name, info in model.model_fields.items():
+        found.append(BodyField((*levels, (base, name, False)), info.annotation))
+        for inner, listed in inner_models(info.annotation):
+            inner_base = valid_body(inner, key_owner)
+            found += body_fields(inner, inner_base, key_owner, (*levels, (base, name, listed)))
+    return found
+
+
+def json_bytes(value: Any) -> bytes:
+    """JSON as Python writes it: lone surrogates as \\u escapes, NaN and Infinity as words."""
+    return json.dumps(value).encode()
+
+
+def padded(body: bytes, size: int) -> bytes:
+    """A JSON object padded with spaces to `size` bytes."""
+    return body[:1] + b" " * (size - len(body)) + body[1:]
+
+
+def segment(value: str) -> str:
+    """A value escaped as one path segment (a lone surrogate as its UTF-8 bytes)."""
+    return quote(value, safe="", errors="surrogatepass")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What the server answered: status, headers (lower-case names) and body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class HttpInput:
+    """One hostile request: what it is, the route it aims at, and what must come back."""
+
+    what: str
+    route: HttpRoute | None
+    """None for bytes that aim at no route."""
+    url: str = ""
+    body: bytes | None = None
+    headers: tuple[tuple[str, str], ...] | None = None
+    """Sent instead of the admin key and the JSON content type, if given."""
+    stored: bool | None = False
+    """True: answered with 2xx; False: refused; None: either."""
+    names: tuple[str, ...] = ()
+    """What a 400 or a 422 must name (one of these)."""
+    status: int | None = None
+    """The status a refusal must have, where only one is right."""
+    method: str | None = None
+    """Instead of the route's own."""
+    streamed: bool = False
+    """The body sent in chunks, without a length."""
+    raw: bytes | None = None
+    """Bytes sent as they are on a connection of their own; the HTTP parser may refuse them."""
+
+
+def raw_request(method: str, target: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    """An HTTP/1.1 request as bytes, closing its connection after the answer."""
+    lines = [f"{method} {target} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
+    lines += [f"{name}: {value}" for name, value in headers]
+    lines += [f"Content-Length: {len(body)}", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
+
+
+def raw_exchange(port: int, data: bytes) -> Answer:
+    """Send bytes as they are; the answer (ConnectionError if the server closed without one).
+
+    Sending stops early if the server answers first (a refusal of what came so far)."""
+    answer = b""
+    with socket.create_connection(("127.0.0.1", port), timeout=ANSWER_SECONDS) as connection:
+        try:
+            for start in range(0, len(data), 65536):
+                if select.select([connection], [], [], 0)[0]:
+                    break
+                connection.sendall(data[start : start + 65536])
+        except OSError:
+            pass  # closed while we sent: read what it answered
+        try:
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except OSError:
+            if not answer:
+                raise
+    if not answer:
+        raise ConnectionError("the server closed the connection without an answer")
+    response = http.client.HTTPResponse(_Received(answer))  # type: ignore[arg-type]
+    response.begin()
+    headers = {name.lower(): value for name, value in response.getheaders()}
+    return Answer(response.status, headers, response.read())
+
+
+class _Received:
+    """Received bytes as the socket http.client reads an answer from."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def makefile(self, _mode: str) -> io.BytesIO:
+        return io.BytesIO(self.data)
+
+
+def error_problem(answer: Answer) -> str | None:
+    """What is wrong with a refusal's body: it must be {"error": {code, message, request_id}}."""
+    try:
+        error = json.loads(answer.body)["error"]
+        code, message, request_id = error["code"], error["message"], error["request_id"]
+    except (ValueError, KeyError, TypeError):
+        return f"not the error JSON: {answer.body[:200]!r}"
+    if not (isinstance(code, str) and code and isinstance(message, str) and message.strip()):
+        return f"an error without a code or a message: {error!r:.200}"
+    if request_id != answer.headers.get("x-request-id"):
+        return f"request id {request_id!r}, header {answer.headers.get('x-request-id')!r}"
+    if len(message) > MAX_MESSAGE_CHARS:
+        return f"a message of {len(message)} characters"
+    return None
+
+
+@dataclass(frozen=True)
+class HttpServer:
+    """A running `graphmem serve`: its address, and its log as it writes it."""
+
+    url: str
+    port: int
+    log: list[str]
+
+
+@contextmanager
+def serving(where: list[str], tally: Tally, log_file: Path) -> Iterator[HttpServer]:
+    """`graphmem serve` on a free port until the block ends; a crash if it dies on the way,
+    does not stop well, or logs a traceback or a line it did not write."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *SERVE_FLAGS, *where],
+        cwd=ROOT,
+        env=clean_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+    )
+    assert process.stderr is not None
+    log: list[str] = []
+    for line in process.stderr:  # the server says when it is ready
+        log.append(line)
+        if "Application startup complete" in line:
+            break
+    else:
+        raise AssertionError(f"graphmem serve ended with {process.wait()}: {''.join(log)[-2000:]}")
+    reader = threading.Thread(target=log.extend, args=(process.stderr,), daemon=True)
+    reader.start()  # read on, or a full pipe would stop the server
+    try:
+        yield HttpServer(f"http://127.0.0.1:{port}", port, log)
+    finally:
+        alive = process.poll() is None
+        process.terminate()
+        try:
+            code = process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            code = process.wait()
+            tally.note("crash", "the server did not stop within 60 s of SIGTERM")
+        reader.join(timeout=60)
+        process.stderr.close()
+        log_file.write_text("".join(log), encoding="utf-8", errors="replace")
+    if not alive:
+        tally.note("crash", f"the server stopped during the run, with {code}")
+    elif code != 0:
+        tally.note("crash", f"the server stopped with {code}")
+    text = "".join(log)
+    if "Traceback" in text:
+        start = text.index("Traceback")
+        tally.note("crash", f"a traceback in the server's log: {text[start : start + 1500]!r}")
+    forged, in_traceback = [], False
+    for line in log:  # a traceback's lines are the crash noted above
+        in_traceback = line.startswith("Traceback") or (in_traceback and not LOG_LINE.match(line))
+        if not in_traceback and not LOG_LINE.match(line):
+            forged.append(line)
+    if forged:
+        tally.note("injection", f"lines in the log the server did not write: {forged[:5]!r}")
+
+
+@dataclass(frozen=True)
+class HttpTargets:
+    """The names one run's inputs use: owners, and keys' secrets."""
+
+    owner: str
+    """The owner of the requests that are valid but for their hostile part."""
+    verbatim: str
+    """The owner whose hostile texts, ids, sessions and speakers must be kept verbatim."""
+    load: str
+    """The owner hostile records are loaded into."""
+    bystander: str
+    admin: str
+    team: str
+    """A key for the owners that start with `team_prefix`."""
+    other: str
+    """A key for another owner only."""
+    revoked: str
+
+    @property
+    def team_prefix(self) -> str:
+        return f"{self.owner}-team-"
+
+
+class HttpRun:
+    """Hostile requests to a running server, each answer checked and noted in a tally."""
+
+    def __init__(
+        self, server: HttpServer, routes: list[HttpRoute], targets: HttpTargets, tally: Tally
+    ) -> None:
+        self.server = server
+        self.routes = routes
+        self.targets = targets
+        self.tally = tally
+        self.tried: Counter[str] = Counter()
+        self.keys_made: list[str] = []
+        """Ids of the keys the inputs made, revoked when the run ends."""
+        self.sent: dict[str, dict[str, dict[str, str]]] = {}
+        """By owner, the turns its export must hold, by id, as they were sent."""
+        self.kept: dict[str, tuple[float, float | None]] = {}
+        """Each memory's importance and belief, as observe gave them."""
+        # A connection a request: a request that kills its connection cannot fail the next.
+        self.client = httpx.Client(
+            base_url=server.url,
+            timeout=ANSWER_SECONDS,
+            limits=httpx.Limits(max_keepalive_connections=0),
+        )
+
+    def headers(self, case: HttpInput) -> list[tuple[str, str]]:
+        if case.headers is not None:
+            return list(case.headers)
+        admin = f"Bearer {self.targets.admin}"
+        return [("authorization", admin), ("content-type", "application/json")]
+
+    def exchange(self, case: HttpInput) -> Answer:
+        """Send one input, as it is."""
+        if case.raw is not None:
+            return raw_exchange(self.server.port, case.raw)
+        assert case.route is not None
+        content: bytes | Iterator[bytes] | None = case.body
+        if case.streamed and case.body is not None:
+            body = case.body
+            content = (body[start : start + 65536] for start in range(0, len(body), 65536))
+        answer = self.client.request(
+            case.method or case.route.method, case.url, content=content, headers=self.headers(case)
+        )
+        return Answer(answer.status_code, dict(answer.headers), answer.content)
+
+    def send(self, case: HttpInput) -> Answer | None:
+        """Send one input; its answer if it was a 2xx, None if refused (noting what is wrong)."""
+        self.tally.tried += 1
+        self.tried[NOT_A_ROUTE if case.route is None else str(case.route)] += 1
+        what = f"{case.route or NOT_A_ROUTE} {case.what}"
+        try:
+            answer = self.exchange(case)
+        except httpx.LocalProtocolError:
+            raise  # httpx would not send it: the input must go as raw bytes
+        except (httpx.TransportError, OSError, http.client.HTTPException) as error:
+            self.tally.note("crash", f"{what}: no answer: {type(error).__name__}: {error}")
+            return None
+        if answer.status >= 500:
+            self.tally.note("crash", f"{what}: {answer.status} {answer.body[:300]!r}")
+            return None
+        if answer.status < 400:
+            if case.stored is False:
+                self.tally.note("wrong", f"{what}: {answer.status}, but it must be refused")
+            self.note_keys(case, answer)
+            return answer
+        self.check_refusal(what, case, answer)
+        return None
+
+    def check_refusal(self, what: str, case: HttpInput, answer: Answer) -> None:
+        """A 4xx: JSON naming the problem, from the app; or, for bytes that are not a request
+        the parser takes, the parser's own 400 with its message."""
+        if "x-request-id" not in answer.headers:  # answered before the app saw it
+            if case.raw is None or answer.status != 400 or not answer.body.strip():
+                self.tally.note("wrong", f"{what}: {answer.status} {answer.body[:200]!r}")
+            return
+        problem = error_problem(answer)
+        message = "" if problem else json.loads(answer.body)["error"]["message"]
+        if problem:
+            self.tally.note("wrong", f"{what}: {answer.status} {problem}")
+        elif case.stored is True:
+            self.tally.note("wrong", f"{what}: refused valid input: {message[:200]!r}")
+        elif case.status is not None and answer.status != case.status:
+            self.tally.note(
+                "wrong", f"{what}: {answer.status}, not {case.status}: {message[:200]!r}"
+            )
+        elif (
+            case.names
+            and answer.status in {400, 422}
+            and not any(name in message for name in case.names)
+        ):
+            self.tally.note(
+                "wrong", f"{what}: the refusal names no {'/'.join(case.names)}: {message[:200]!r}"
+            )
+
+    def note_keys(self, case: HttpInput, answer: Answer) -> None:
+        """Remember the keys an input made, to revoke them."""
+        if case.route is not None and case.route.path == "/v1/keys" and case.route.method == "POST":
+            with_key = json.loads(answer.body)
+            if isinstance(with_key, dict) and "key" in with_key:
+                self.keys_made.append(with_key["key"]["id"])
+
+    def segments(self, owner: str | None = None) -> dict[str, str]:
+        return {"owner": segment(owner or self.targets.owner), "key_id": NO_KEY}
+
+    def base(self, route: HttpRoute) -> bytes | None:
+        """A valid body of the route, if it takes one."""
+        if route.body is None:
+            return None
+        return json_bytes(valid_body(route.body, self.targets.owner))
+
+    def observe(self, what: str, case: Hostile, names: tuple[str, ...], **sent: str) -> None:
+        """Observe for the run's owner; the answer's turn and memory hold what was sent."""
+        route = route_of(self.routes, "observe")
+        url = route.url(self.segments(self.targets.verbatim))
+        answer = self.send(
+            HttpInput(what, route, url, json_bytes(sent), stored=case.stored, names=names)
+        )
+        if answer is None:
+            return
+        observed = json.loads(answer.body)
+        expected = as_turn({"id": sent["message_id"], **sent})
+        if as_turn(observed["turn"]) != expected:
+            self.tally.note("wrong", f"{what}: answered with the turn {observed['turn']!r}")
+        if [memory["text"] for memory in observed["memories"]] != [sent["text"]]:
+            self.tally.note("wrong", f"{what}: the memories are {observed['memories']!r:.300}")
+        self.sent.setdefault(self.targets.verbatim, {})[expected["id"]] = expected
+        for memory in observed["memories"] + observed["conjectures"]:
+            self.kept[memory["id"]] = (memory["importance"], memory["belief"])
+
+    def recall(self, what: str, case: Hostile) -> None:
+        """Recall with a hostile query: a stored text comes back verbatim."""
+        route = route_of(self.routes, "recall")
+        body: dict[str, Any] = {"query": case.value, "k": MAX_RECALL, "motivation": 10}
+        names = FIELD_NAMES["query"]
+        url = route.url(self.segments(self.targets.verbatim))
+        sent = HttpInput(what, route, url, json_bytes(body), None, case.stored, names)
+        answer = self.send(sent)
+        if answer is None:
+            return
+        found = json.loads(answer.body)["recall"]
+        recalled = [item["memory"]["text"] for item in found["memories"]]
+        texts = {turn["text"] for turn in self.sent.get(self.targets.verbatim, {}).values()}
+        if found["query"] != case.value or case.value not in recalled or not set(recalled) <= texts:
+            self.tally.note(
+                "wrong", f"{what}: query {found['query']!r:.80}, recalled {recalled!r:.300}"
+            )
+
+
+def owner_inputs(run: HttpRun) -> list[HttpInput]:
+    """Every hostile owner through every route that names one: as an admin, and with a key
+    for a prefix that the owner starts with (so that the key lets it through)."""
+    targets, found = run.targets, []
+    escaped = [(str(case), segment(case.value)) for case in OWNERS if len(case.value) < 1000]
+    escaped += URL_OWNERS
+    for route in (route for route in run.routes if "{owner}" in route.path):
+        body = run.base(route)
+        for name, owner in escaped:
+            url = route.url(run.segments() | {"owner": owner})
+            found.append(HttpInput(f"owner {name}", route, url, body, names=("owner",)))
+        for case in OWNERS:
+            owner = targets.team_prefix + case.value
+            if valid_owner(owner) or len(owner) > 1000:
+                continue
+            url = route.url(run.segments() | {"owner": segment(owner)})
+            team = (("authorization", f"Bearer {targets.team}"),)
+            headers = (*team, ("content-type", "application/json"))
+            what = f"owner of the key's prefix, then {case}"
+            found.append(HttpInput(what, route, url, body, headers, names=("owner",)))
+        [huge] = [case for case in OWNERS if len(case.value) >= 1000]
+        target = route.url(run.segments() | {"owner": segment(huge.value)})
+        auth = [("Authorization", f"Bearer {targets.admin}"), ("Content-Type", "application/json")]
+        raw = raw_request(route.method, target, auth, body or b"")
+        found.append(HttpInput(f"owner {huge}", route, target[:80], raw=raw))
+    return found
+
+
+def valid_owner(owner: str) -> bool:
+    try:
+        check_owner(owner)
+    except ValueError:
+        return False
+    return True
+
+
+URL_OWNERS = [
+    ("an escaped slash", "alice%2F..%2Fbob"),
+    ("a double-escaped slash", "alice%252F..%252Fbob"),
+    ("escaped dots", "%2E%2E"),
+    ("a malformed escape", "a%zz"),
+    ("an escape that is not UTF-8", "%FFalice"),
+    ("an escaped lone surrogate", "%ED%A0%80"),
+    ("an escaped NUL", "%00"),
+    ("an escaped newline", "alice%0A2026-01-01 00:00:00,000 INFO graphmem.server: forged"),
+    ("an escaped carriage return", "alice%0Dforged"),
+    ("a percent sign", "100%25"),
+    ("an escape as text", "%2541lice"),
+    ("a query in the owner", "alice%3Fowner%3Dbob"),
+    ("a fragment in the owner", "alice%23bob"),
+    ("a plus", "alice+bob"),
+    ("a backslash", "alice%5C..%5Cbob"),
+    ("a colon and slashes", "http:%2F%2Fevil"),
+]
+"""Owners as path segments, escaped as a client would not escape them."""
+
+
+def key_id_inputs(run: HttpRun) -> list[HttpInput]:
+    """Every hostile id, as an id and as raw path segments, where a route names a key."""
+    found = []
+    cases = [(str(case), segment(case.value)) for case in IDS if len(case.value) < 1000]
+    for route in (route for route in run.routes if "{key_id}" in route.path):
+        for name, key_id in [*cases, *URL_OWNERS]:
+            url = route.url(run.segments() | {"key_id": key_id})
+            found.append(HttpInput(f"key id {name}", route, url, run.base(route), names=("key",)))
+        target = route.url(run.segments() | {"key_id": "k" * 1_000_000})
+        auth = [("Authorization", f"Bearer {run.targets.admin}")]
+        raw = raw_request(route.method, target, auth, b"")
+        found.append(HttpInput("key id of 1 MB", route, target[:80], raw=raw))
+    return found
+
+
+def auth_inputs(run: HttpRun) -> list[HttpInput]:
+    """Missing, malformed, unknown, revoked and out-of-scope keys through every route."""
+    targets = run.targets
+    admin_id = targets.admin.split("_")[1]
+    json_type = ("content-type", "application/json")
+
+    def bearer(secret: str) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {secret}"), json_type)
+
+    refused = [
+        ("no key", (json_type,), 401),
+        ("no scheme", (("authorization", targets.admin), json_type), 401),
+        ("basic", (("authorization", "Basic YWRtaW46YWRtaW4="), json_type), 401),
+        ("an unknown key", bearer(f"gmk_{NO_KEY}_{'x' * 43}"), 401),
+        ("the admin key's id, another secret", bearer(f"gmk_{admin_id}_{'x' * 43}"), 401),
+        ("the admin key and more", bearer(targets.admin + "x"), 401),
+        ("the admin key twice", bearer(f"{targets.admin} {targets.admin}"), 401),
+        ("Cypher", bearer("' OR 1=1 //"), 401),
+        ("a revoked key", bearer(targets.revoked), 401),
+        ("8 kB", bearer("x" * 8000), 401),
+    ]
+    found = []
+    for route in run.routes:
+        url, body = route.url(run.segments()), run.base(route)
+        protected = route.router != "service"
+        for name, headers, status in refused:
+            stored, must = (False, status) if protected else (None, None)
+            found.append(HttpInput(f"with {name}", route, url, body, headers, stored, (), must))
+        scoped = protected and ("{owner}" in route.path or route.router == "keys")
+        found.append(
+            HttpInput(
+                "with a key for another owner",
+                route,
+                url,
+                body,
+                bearer(targets.other),
+                stored=False if scoped else None,
+                status=403 if scoped else None,
+            )
+        )
+        either = [
+            ("the scheme in lower case", (("authorization", f"bearer {targets.admin}"), json_type)),
+            (
+                "two keys, a bad one first",
+                (("authorization", "Bearer nope"), ("authorization", f"Bearer {targets.admin}")),
+            ),
+        ]
+        found += [
+            HttpInput(f"with {name}", route, url, body, headers, None) for name, headers in either
+        ]
+        stored = False if protected else None
+        for name, value in [
+            ("that is not ASCII", "Bearer \xff\xfe\xe9"),
+            ("that is empty", "Bearer "),
+        ]:
+            raw_headers = [("Authorization", value), ("Content-Type", "application/json")]
+            raw = raw_request(route.method, url, raw_headers, body or b"")
+            found.append(HttpInput(f"with a key {name}", route, url, stored=stored, raw=raw))
+    return found
+
+
+def method_inputs(run: HttpRun) -> list[HttpInput]:
+    """Each route's path with a method it does not have, and below it a path no route has."""
+    found = []
+    paths: dict[str, set[str]] = {}
+    for route in run.routes:
+        paths.setdefault(route.path, set()).add(route.method)
+    for route in run.routes:
+        url = route.url(run.segments())
+        method = next(m for m in ("PUT", "DELETE", "PATCH") if m not in paths[route.path])
+        found.append(HttpInput(f"by {method}", route, url, status=405, method=method))
+        found.append(
+            HttpInput("one level deeper", route, f"{url}/deeper", run.base(route), status=404)
+        )
+    return found
+
+
+def body_inputs(run: HttpRun) -> list[HttpInput]:
+    """Bodies that are not JSON, not an object, too deep, too large, of the wrong type."""
+    found = []
+    for route in run.routes:
+        url = route.url(run.segments())
+        base = run.base(route)
+        valid = b"{}" if base is None else base
+        cases: list[tuple[str, bytes, bool | None, str | None, int | None]] = [
+            ("a body one byte over the limit", padded(valid, MAX_BODY + 1), False, None, 413),
+            ("a body of exactly the limit", padded(valid, MAX_BODY), None, None, None),
+            ("a body of 2 MB", padded(valid, 2_000_000), False, None, 413),
+        ]
+        if route.body is not None:
+            unknown = json.loads(valid) | {"hostile": 1}
+            stranger = json.loads(valid) | {"owner": run.targets.bystander}
+            cases += [
+                ("not JSON", b"not json at all", False, None, None),
+                ("no body", b"", False, None, None),
+                ("null", b"null", False, None, None),
+                ("a list", b"[]", False, None, None),
+                ("a string", b'"text"', False, None, None),
+                ("a number", b"42", False, None, None),
+                ("NaN", b"NaN", False, None, None),
+                ("an unknown field", json_bytes(unknown), False, None, 422),
+                ("an owner in the body", json_bytes(stranger), False, None, 422),
+                ("arrays nested 100,000 deep", b"[" * 100_000 + b"]" * 100_000, False, None, None),
+                (
+                    "objects nested 100,000 deep",
+                    b'{"a": ' * 100_000 + b"1" + b"}" * 100_000,
+                    False,
+                    None,
+                    None,
+                ),
+                ("bytes that are not UTF-8", b'{"text": "caf\xe9"}', False, None, None),
+                ("a NUL byte after the JSON", valid + b"\x00", False, None, None),
+                ("text after the JSON", valid + b" and more", False, None, None),
+                ("a byte order mark", b"\xef\xbb\xbf" + valid, None, None, None),
+                ("UTF-16", valid.decode().encode("utf-16"), None, None, None),
+                ("JSON as text/plain", valid, None, "text/plain", None),
+                ("JSON without a content type", valid, None, "", None),
+                (
+                    "a charset that does not exist",
+                    valid,
+                    None,
+                    "application/json; charset=nope",
+                    None,
+                ),
+                ("a form", b"text=hi", False, "application/x-www-form-urlencoded", None),
+            ]
+        elif route.method == "GET":
+            cases.append(("a body on a GET", valid, None, None, None))
+        for name, body, stored, content_type, status in cases:
+            headers = None
+            if content_type is not None:
+                auth = ("authorization", f"Bearer {run.targets.admin}")
+                headers = (auth, ("content-type", content_type)) if content_type else (auth,)
+            found.append(HttpInput(name, route, url, body, headers, stored, (), status))
+        if route.body is not None:  # read in chunks, with no length to refuse it by
+            big = padded(valid, 2_000_000)
+            found.append(HttpInput("2 MB in chunks", route, url, big, status=413, streamed=True))
+    return found
+
+
+TYPE_JUNK: list[tuple[str, Any]] = [
+    ("null", None),
+    ("true", True),
+    ("0", 0),
+    ("-1", -1),
+    ("2**63", 2**63),
+    ("10**400", 10**400),
+    ("1e308", 1e308),
+    ("-1e308", -1e308),
+    ("NaN", math.nan),
+    ("Infinity", math.inf),
+    ("-0.0", -0.0),
+    ("5e-324", 5e-324),
+    ("an empty string", ""),
+    ("a number as text", "5"),
+    ("a word", "x"),
+    ("an empty list", []),
+    ("a list of null", [None]),
+    ("an empty map", {}),
+    ("an operator map", {"$ne": ""}),
+    ("a list nested 150 deep", nested(150)),
+    ("900 kB of text", "x" * 900_000),
+    ("a list of 50,000 nulls", [None] * 50_000),
+]
+"""Values of every JSON type and size, for every field: taken or refused, never a crash."""
+
+TIMES: list[tuple[str, Any, bool | None]] = [
+    ("UTC as Z", "2026-03-01T09:00:00Z", True),
+    ("an offset with seconds", "2026-03-01T09:00:00+05:30:15", None),
+    ("an offset with microseconds", "2026-03-01T09:00:00+05:30:15.000001", None),
+    ("microseconds", "2026-03-01T09:00:00.123456+01:00", True),
+    ("nanoseconds", "2026-03-01T09:00:00.123456789+01:00", None),
+    ("no offset", "2026-03-01T09:00:00", False),
+    ("a date only", "2026-03-01", False),
+    ("an offset of 25 hours", "2026-03-01T09:00:00+25:00", False),
+    ("30 February", "2026-02-30T09:00:00+00:00", False),
+    ("a leap second", "2026-06-30T23:59:60+00:00", False),
+    ("year 0", "0000-01-01T00:00:00+00:00", False),
+    ("year 10000", "10000-01-01T00:00:00+00:00", False),
+    ("the first moment", "0001-01-01T00:00:00+00:00", None),
+    ("before year 1 in UTC", "0001-01-01T00:00:00+14:00", False),
+    ("after year 9999 in UTC", "9999-12-31T23:59:59.999999-14:00", False),
+    ("the last moment", "9999-12-31T23:59:59.999999+00:00", None),
+    ("not a time", "yesterday", False),
+    ("SQL", "2026-03-01'; DROP TABLE turns; --", False),
+    ("a NUL before the offset", "2026-03-01T09:00:00\x00+00:00", None),  # Python reads it
+    ("a NUL inside", "2026-03-01T09:00\x00:00+00:00", False),
+    ("a lone surrogate", "2026-03-01T09:00:00\ud800", False),
+    ("empty", "", False),
+    ("900 kB", "2026-03-01T09:00:00+00:00" + " " * 900_000, False),
+    ("Unix time", 1772355600, False),
+    ("a float", 1.5, False),
+    ("NaN", math.nan, False),
+    ("true", True, False),
+    ("a list", ["2026-03-01T09:00:00+00:00"], False),
+    ("a map", {"year": 2026}, False),
+]
+"""Times, well and badly formed, at and past the ends of what a datetime can hold."""
+
+EDGE_TIMES = [
+    "0001-01-01T00:00:00+00:00",
+    EARLIEST.isoformat(),
+    (LATEST - timedelta(microseconds=1)).isoformat(),
+    "9999-12-31T23:59:59.999999+00:00",
+]
+"""The ends of what a datetime holds, and of what the server takes."""
+TIME_QUERIES = [
+    "What did I say 999 years ago?",
+    "What happened 3 days ago?",
+    "What did I do last week?",
+    "Anything this week?",
+    "What did I say last Monday?",
+    "What happened last month?",
+    "What did I buy in March?",
+    "over the past 999 years",
+    "What was on 2023-05-20?",
+    "上上个月我说了什么？",
+    "去年发生了什么？",
+]
+"""Queries that name a time, to be resolved against moments at the ends of the calendar."""
+
+
+def field_inputs(run: HttpRun) -> list[HttpInput]:
+    """Every field of every body, nested ones included, with values of every type and size;
+    every time field (and time parameter) with every time."""
+    found = []
+    for route in run.routes:
+        url = route.url(run.segments())
+        if route.body is not None:
+            base = valid_body(route.body, run.targets.owner)
+            for body_field in body_fields(route.body, base, run.targets.owner):
+                names = body_field.names
+                for name, value in TYPE_JUNK:
+                    body = json_bytes(body_field.body(value))
+                    what = f"{body_field.path} = {name}"
+                    found.append(HttpInput(what, route, url, body, None, None, names))
+                if mentions(body_field.annotation, datetime):
+                    for name, value, stored in TIMES:
+                        body = json_bytes(body_field.body(value))
+                        what = f"{body_field.path} = {name}"
+                        found.append(HttpInput(what, route, url, body, None, stored, names))
+        for parameter in route.query:
+            for name, value, stored in TIMES:
+                query = f"{parameter}={quote(str(value), errors='surrogatepass')}"
+                what = f"?{parameter}= {name}"
+                if len(query) > 60_000:  # too long for httpx: as bytes
+                    target = route.url(run.segments(), query)
+                    auth = [("Authorization", f"Bearer {run.targets.admin}")]
+                    raw = raw_request(route.method, target, auth, b"")
+                    found.append(HttpInput(what, route, target[:80], stored=stored, raw=raw))
+                    continue
+                found.append(
+                    HttpInput(
+                        what,
+                        route,
+                        route.url(run.segments(), query),
+                        None,
+                        None,
+                        stored,
+                        (parameter,),
+                    )
+                )
+            twice = f"{parameter}=2026-03-01T09:00:00Z&{parameter}=yesterday"
+            found.append(
+                HttpInput(
+                    f"?{parameter} twice", route, route.url(run.segments(), twice), stored=None
+                )
+            )
+        query = "owner=" + segment(run.targets.bystander) + "&k=-1&at=yesterday&limit=0"
+        found.append(
+            HttpInput(
+                "unknown query parameters",
+                route,
+                route.url(run.segments(), query),
+                run.base(route),
+                stored=None,
+            )
+        )
+    return found
+
+
+def edge_time_inputs(run: HttpRun) -> list[HttpInput]:
+    """At each end of the calendar: observe, queries that name a time, the sleep job, health."""
+    found = []
+    observe, recall = route_of(run.routes, "observe"), route_of(run.routes, "recall")
+    timed = [
+        route for route in run.routes if route.body is not None and "at" in route.body.model_fields
+    ]
+    for at in EDGE_TIMES:
+        what = f"at {at}"
+        body: dict[str, Any] = {"text": f"I started a new job at {at}.", "at": at}
+        found.append(
+            HttpInput(what, observe, observe.url(run.segments()), json_bytes(body), stored=None)
+        )
+        for query in TIME_QUERIES:
+            body = {"query": query, "at": at, "motivation": 10, "k": MAX_RECALL}
+            found.append(
+                HttpInput(
+                    f"{query!r} {what}",
+                    recall,
+                    recall.url(run.segments()),
+                    json_bytes(body),
+                    stored=None,
+                )
+            )
+        for route in timed:
+            base = valid_body(route.body, run.targets.owner) if route.body else {}
+            found.append(
+                HttpInput(
+                    what,
+                    route,
+                    route.url(run.segments()),
+                    json_bytes(base | {"at": at}),
+                    stored=None,
+                )
+            )
+        for route in (route for route in run.routes if "at" in route.query):
+            url = route.url(run.segments(), f"at={quote(at)}")
+            found.append(HttpInput(what, route, url, stored=None))
+    return found
+
+
+def parser_inputs(run: HttpRun) -> list[HttpInput]:
+    """Requests the HTTP parser must refuse, or pass on to the app whole."""
+    route = route_of(run.routes, "observe")
+    target = route.url(run.segments())
+    path = target.encode()
+    auth = f"Authorization: Bearer {run.targets.admin}\r\n".encode()
+    head = b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + auth
+    body = json_bytes({"text": PLAIN})
+    cases: list[tuple[str, HttpRoute | None, bytes]] = [
+        ("a header of 100 kB", route, head + b"X-Big: " + b"x" * 100_000 + b"\r\n\r\n"),
+        (
+            "20,000 headers",
+            route,
+            head + b"".join(b"X-%d: y\r\n" % n for n in range(20_000)) + b"\r\n",
+        ),
+        ("a length below zero", route, head + b"Content-Length: -1\r\n\r\n" + body),
+        ("a length of 10**22", route, head + b"Content-Length: " + b"9" * 22 + b"\r\n\r\n" + body),
+        ("a length that is not a number", route, head + b"Content-Length: ten\r\n\r\n" + body),
+        ("two lengths", route, head + b"Content-Length: 1\r\nContent-Length: 2\r\n\r\n" + body),
+        (
+            "a bad chunk",
+            route,
+            head + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n" + body + b"\r\n0\r\n\r\n",
+        ),
+        (
+            "a length and chunks",
+            route,
+            head + b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n",
+        ),
+        (
+            "a space in the path",
+            route,
+            raw_path_request(path.replace(b"/observe", b" x/observe"), auth),
+        ),
+        ("a control byte in the path", route, raw_path_request(path + b"\x01", auth)),
+        ("UTF-8 in the path", route, raw_path_request(path + "\u00e5".encode(), auth)),
+        ("latin-1 in the path", route, raw_path_request(path + b"\xe9", auth)),
+        (
+            "HTTP/9.9",
+            route,
+            head.replace(b"HTTP/1.1", b"HTTP/9.9") + b"Content-Length: 2\r\n\r\n{}",
+        ),
+        (
+            "no Host",
+            route,
+            head.replace(b"Host: 127.0.0.1\r\n", b"") + b"Content-Length: 2\r\n\r\n{}",
+        ),
+        ("bytes that are not HTTP", None, b"\x00\x01\x02 not http at all\r\n\r\n"),
+        ("a line of 1 MB", None, b"G" * 1_000_000 + b"\r\n\r\n"),
+    ]
+    return [HttpInput(name, aimed, target, stored=None, raw=raw) for name, aimed, raw in cases]
+
+
+def raw_path_request(target: bytes, auth: bytes) -> bytes:
+    """A request whose path is these bytes, as they are."""
+    head = b"POST " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    return head + auth + b"Content-Length: 2\r\n\r\n{}"
+
+
+def load_inputs(run: HttpRun, bystander: OwnerGraph) -> list[HttpInput]:
+    """Records that reach for another owner or outside the model, or that break the model's
+    ranges, loaded into an owner of their own."""
+    owner = run.targets.load
+    observe, export, route = (route_of(run.routes, verb) for verb in ("observe", "export", "load"))
+    body = json_bytes({"text": PLAIN, "message_id": "loaded"})
+    run.send(
+        HttpInput("to load from", observe, observe.url(run.segments(owner)), body, stored=True)
+    )
+    exported = run.send(
+        HttpInput("to load from", export, export.url(run.segments(owner)), stored=True)
+    )
+    assert exported is not None, "the owner's export is needed to load from"
+    records = [json.loads(line) for line in exported.body.decode().split("\n") if line]
+    [memory] = [record for record in records if record.get("label") == "Memory"]
+    [link] = [record for record in records if "link" in record]
+    theirs = next(node for node in bystander.nodes if isinstance(node, Memory))
+
+    def node(**changes: Any) -> list[dict[str, Any]]:
+        return [{"label": "Memory", "node": memory["node"] | changes}]
+
+    def edge(**changes: Any) -> list[dict[str, Any]]:
+        return [link | {"link": link["link"] | changes}]
+
+    cases: list[tuple[str, Any, bool | None]] = [
+        ("a node of another owner", node(owner=run.targets.bystander), False),
+        ("a node of a hostile owner", node(owner=OWNERS[2].value), False),
+        ("a label outside the model", [memory | {"label": "Injected"}], False),
+        ("a label that is a list", [memory | {"label": ["Memory"]}], False),
+        ("a property outside the model", node(injected=1), False),
+        ("an edge type outside the model", edge(type="INJECTED"), False),
+        ("an edge to another owner's memory", edge(target=theirs.id, type="RELATED"), None),
+        ("an edge from another owner's memory", edge(source=theirs.id), None),
+        ("another owner's memory id", node(id=theirs.id), None),
+        ("an id with Cypher", node(id=IDS[0].value), None),
+        (
+            "a tombstone of another owner",
+            [{"tombstone": {"owner": run.targets.bystander, "hash": "0" * 64}}],
+            False,
+        ),
+        (
+            "a time before year 1 in UTC",
+            node(id="early", created_at="0001-01-01T00:00:00+14:00"),
+            False,
+        ),
+        ("the first moment", node(id="first", created_at="0001-01-01T00:00:00+00:00"), None),
+        ("the last moment", node(id="last", created_at="9999-12-31T23:59:59.999999+00:00"), None),
+        ("a belief of 1", node(id="certain", belief=1.0), None),
+        ("an importance of 1e308", node(id="important", importance=1e308), None),
+        ("an importance of NaN", node(id="nan", importance=math.nan), None),
+        ("an embedding of the wrong size", node(id="short", embedding=[0.1, 0.2]), False),
+        (
+            "an embedding of NaN",
+            node(
+                id="nan-embedding", embedding=[math.nan] * len(memory["node"]["embedding"] or [0])
+            ),
+            None,
+        ),
+        ("a text of 900 kB", node(id="long", text="x" * 900_000), None),
+        ("a record that is a list", [[]], False),
+        ("a record that is a string", ["record"], False),
+        ("20,001 records", [{}] * 20_001, False),
+        ("the export again", records, None),
+    ]
+    url = route.url(run.segments(owner))
+    return [
+        HttpInput(f"records: {name}", route, url, json_bytes({"records": value}), stored=stored)
+        for name, value, stored in cases
+    ]
+
+
+SAMPLED = {
+    ("cypher", "detach delete"),
+    ("lucene", "syntax"),
+    ("quoting", "json breaker"),
+    ("control", "nul"),
+    ("control", "all of C0"),
+    ("unicode", "lone high surrogate"),
+    ("unicode", "right-to-left override"),
+    ("length", "only whitespace"),
+    ("length", "one over the limit"),
+}
+HOSTILE_SAMPLE = [case for case in TEXTS if (case.category, case.name) in SAMPLED]
+"""A hostile string of each kind, for every string field in the default run."""
+
+
+def string_inputs(run: HttpRun, cases: list[Hostile]) -> list[HttpInput]:
+    """Every hostile string in every string field of every body (taken or refused, whole)."""
+    found = []
+    for route in run.routes:
+        if route.body is None:
+            continue
+        url = route.url(run.segments())
+        base = valid_body(route.body, run.targets.owner)
+        for body_field in body_fields(route.body, base, run.targets.owner):
+            if not mentions(body_field.annotation, str):
+                continue
+            names = body_field.names
+            for case in cases:
+                value: Any = case.value
+                if get_origin(body_field.annotation) is list:  # a list of strings
+                    value = [value]
+                body = json_bytes(body_field.body(value))
+                what = f"{body_field.path} = {case}"
+                found.append(HttpInput(what, route, url, body, None, None, names))
+    return found
+
+
+def http_refusals(run: HttpRun, bystander: OwnerGraph) -> None:
+    """Every hostile owner, key id, key, method, body, field value, time and size through
+    every route; then the server still answers, and stores."""
+    served = run.client.get("/openapi.json").json()["paths"]
+    declared = {str(route) for route in run.routes}
+    for path, operations in served.items():
+        for method in operations:
+            if f"{method.upper()} {path}" not in declared:
+                run.tally.note("wrong", f"{method.upper()} {path}: served, but in no router here")
+    for case in [
+        *owner_inputs(run),
+        *key_id_inputs(run),
+        *auth_inputs(run),
+        *method_inputs(run),
+        *body_inputs(run),
+        *field_inputs(run),
+        *string_inputs(run, HOSTILE_SAMPLE),
+        *edge_time_inputs(run),
+        *parser_inputs(run),
+        *load_inputs(run, bystander),
+    ]:
+        run.send(case)
+    fine = Hostile("plain", "after all that", "I like green tea.")
+    run.observe(f"text {fine}", fine, ("text",), text=fine.value, message_id="fine")
+    run.recall(f"query {fine}", fine)
+
+
+def http_strings(run: HttpRun, bystander: OwnerGraph) -> None:
+    """Every hostile text, id, session and speaker observed (and each text recalled) verbatim
+    or refused; every hostile string in every string field; the ids forgotten again."""
+    for index, case in enumerate(TEXTS + aimed_at(run.targets.bystander)):
+        run.observe(f"text {case}", case, ("text",), text=case.value, message_id=f"text-{index}")
+        run.recall(f"query {case}", case)
+    for case in IDS:
+        names = FIELD_NAMES["message_id"]
+        run.observe(f"message id {case}", case, names, text=PLAIN, message_id=case.value)
+    for index, case in enumerate(SESSIONS):
+        sent = {"text": PLAIN, "message_id": f"session-{index}", "session": case.value}
+        run.observe(f"session {case}", case, ("session",), **sent)
+    for index, case in enumerate(SPEAKERS):
+        sent = {"text": PLAIN, "message_id": f"speaker-{index}", "speaker": case.value}
+        run.observe(f"speaker {case}", case, ("speaker",), **sent)
+    strings = list(
+        {case.value: case for case in TEXTS + IDS + SESSIONS + SPEAKERS + OWNERS}.values()
+    )
+    for hostile in string_inputs(run, strings):
+        run.send(hostile)
+    route = route_of(run.routes, "forget_message")
+    url = route.url(run.segments(run.targets.verbatim))
+    for case in IDS:  # forgotten again: every other turn stays, verbatim
+        body = json_bytes({"message_id": case.value})
+        names = FIELD_NAMES["message_id"]
+        if run.send(HttpInput(f"forget id {case}", route, url, body, None, case.stored, names)):
+            run.sent[run.targets.verbatim].pop(case.value, None)
+    fine = Hostile("plain", "after all that", "I like green tea.")
+    run.observe(f"text {fine}", fine, ("text",), text=fine.value, message_id="fine")
+    run.recall(f"query {fine}", fine)
+
+
+def http_store(flavour: str, request: pytest.FixtureRequest, folder: Path) -> Store:
+    """The store a server of this test serves, opened while no server runs (networkx)."""
+    if flavour == "networkx":
+        return NetworkXStore.open(folder / "graph.json")
+    server: Neo4jServer = request.getfixturevalue("neo4j_server")
+    return server.store()
+
+
+def refused_over_http(targets: HttpTargets) -> list[str]:
+    """The refused owners a store could hold: the suite's, the escaped ones as the server reads
+    them, and those a prefix key lets through to the facade."""
+    prefixed = [targets.team_prefix + case.value for case in OWNERS]
+    decoded = [unquote(escaped) for _name, escaped in URL_OWNERS]
+    return [
+        owner
+        for owner in [*REFUSED_OWNERS, *decoded, *prefixed]
+        if valid_unicode(owner) and not valid_owner(owner)
+    ]
+
+
+def http_channel(
+    flavour: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    owner: str,
+    embedder: CachedEmbedder,
+    cache: Path,
+    scenario: Callable[[HttpRun, OwnerGraph], None],
+) -> tuple[Tally, Counter[str]]:
+    """Run a scenario against `graphmem serve` on one store, then look for injections."""
+    where = cli_store(flavour, request, tmp_path, cache)
+    raw = raw_graph(request) if flavour == "neo4j" else None
+    bystander = f"{owner}-b"
+    store = http_store(flavour, request, tmp_path)
+    try:
+        writer = GraphMem(store, embedder)
+        for number, text in enumerate(BYSTANDER_TEXTS):
+            writer.observe(bystander, text, message_id=f"b{number}")
+        bystander_before = writer.export(bystander)
+    finally:
+        store.close()
+    schema_before = raw.schema() if raw is not None else None
+    made = cli(where, "keys", "create", "--admin", "--json")
+    assert made.returncode == 0, made.stderr
+    admin = json.loads(made.stdout)["secret"]
+    channel = f"HTTP {flavour}"
+    started = time.perf_counter()
+    with counted(channel) as tally:
+        with serving(where, tally, tmp_path / "server.log") as server:
+            generic = f"{owner}-any"
+            secrets = HttpSecrets.make(server.url, admin, generic)
+            targets = HttpTargets(
+                owner=generic,
+                verbatim=owner,
+                load=f"{owner}-load",
+                bystander=bystander,
+                admin=admin,
+                team=secrets.team,
+                other=secrets.other,
+                revoked=secrets.revoked,
+            )
+            run = HttpRun(server, http_routes(), targets, tally)
+            try:
+                scenario(run, bystander_before)
+            finally:
+                secrets.revoke(run.client, run.keys_made)
+                run.client.close()
+        ROUTES_TRIED.setdefault(channel, Counter()).update(run.tried)
+        store = http_store(flavour, request, tmp_path)
+        try:
+            memory = GraphMem(store, embedder)
+            if memory.export(bystander) != bystander_before:
+                tally.note("injection", "the bystander's export changed")
+            graph = memory.export(targets.verbatim)
+            tally.note("wrong", *turn_differences(graph, run.sent.get(targets.verbatim, {})))
+            memories = memories_by_id(graph)
+            for turn_id, sent in run.sent.get(targets.verbatim, {}).items():
+                derived = memories.get(observation_id(targets.verbatim, turn_id))
+                if derived is None or derived.text != sent["text"]:
+                    tally.note("wrong", f"turn {turn_id!r}: its memory is not verbatim")
+            tally.note("injection", *model_injections(graph, targets.verbatim, run.kept))
+            # The sleep job ran on this owner (at every time): beliefs moved, first-hand or not.
+            slept = model_injections(memory.export(targets.owner), targets.owner, {})
+            tally.note("injection", *[line for line in slept if "first-hand" not in line])
+            # A load may set any score the model allows, a belief of 1 too: it is the caller's
+            # own graph. What it must not do is reach another owner or leave the model.
+            loaded = model_injections(memory.export(targets.load), targets.load, {})
+            tally.note("injection", *[line for line in loaded if "belief" not in line])
+            refused = refused_over_http(targets)
+            leaked = set(memory.owners()) & set(refused)
+            if leaked:
+                tally.note("injection", f"refused owners hold nodes: {sorted(leaked)!r}")
+        finally:
+            store.close()
+        if raw is not None and schema_before is not None:
+            owners = [targets.owner, targets.verbatim, bystander]
+            tally.note("injection", *raw.injections(schema_before, owners))
+            outside = raw.outside_the_model([targets.load])
+            tally.note("injection", *[line for line in outside if "belief" not in line])
+            if raw.count_owned(refused):
+                tally.note("injection", "owners refused over HTTP hold nodes")
+    SECONDS[channel] = SECONDS.get(channel, 0.0) + time.perf_counter() - started
+    return tally, run.tried
+
+
+@dataclass(frozen=True)
+class HttpSecrets:
+    """Keys made through the server for a run: for a prefix, for another owner, revoked."""
+
+    team: str
+    other: str
+    revoked: str
+    ids: tuple[str, ...]
+    admin: str
+
+    @classmethod
+    def make(cls, url: str, admin: str, owner: str) -> "HttpSecrets":
+        """Make the keys with the admin key: for the owners that start with `owner`-team-,
+        for another owner, and one for `owner`, revoked."""
+        headers = {"authorization": f"Bearer {admin}"}
+        with httpx.Client(base_url=url, timeout=ANSWER_SECONDS, headers=headers) as client:
+
+            def key(scope: dict[str, Any]) -> tuple[str, str]:
+                answer = client.post("/v1/keys", json=scope)
+                assert answer.status_code == 200, answer.text
+                made = answer.json()
+                return made["key"]["id"], made["secret"]
+
+            team_id, team = key({"owner_prefix": f"{owner}-team-"})
+            other_id, other = key({"owners": [f"{owner}-other"]})
+            revoked_id, revoked = key({"owners": [owner]})
+            client.post(f"/v1/keys/{revoked_id}/revoke").raise_for_status()
+        return cls(team, other, revoked, (team_id, other_id), admin)
+
+    def revoke(self, client: httpx.Client, made: list[str]) -> None:
+        """Revoke every key the run made, then the admin key (the store may be shared)."""
+        headers = {"authorization": f"Bearer {self.admin}"}
+        for key_id in [*self.ids, *made]:
+            client.post(f"/v1/keys/{key_id}/revoke", headers=headers)
+        admin_id = self.admin.split("_")[1]
+        client.post(f"/v1/keys/{admin_id}/revoke", headers=headers)
+
+
+def routes_figure(routes: list[HttpRoute], tried: Counter[str]) -> str:
+    """N inputs through M routes, and the inputs per route."""
+    lines = [f"{sum(tried.values())} inputs through {len(routes)} routes"]
+    lines += [f"  {tried[str(route)]:5d}  {route}" for route in routes]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("flavour", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_hostile_requests_through_every_route_of_the_http_server(
+    flavour: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    owner: str,
+    embedder: CachedEmbedder,
+    embedding_cache: Path,
+) -> None:
+    """Every hostile owner, key, body, field value, time and size through every route of the
+    app's routers: answered, or refused with a 4xx that says why; nothing stored where it
+    must not be."""
+    routes = http_routes()
+    started = time.perf_counter()
+    tally, tried = http_channel(
+        flavour, request, tmp_path, owner, embedder, embedding_cache, http_refusals
+    )
+    figure = routes_figure(routes, tried)
+    figure += f"\n{time.perf_counter() - started:.0f} s on {flavour}"
+    untried = [str(route) for route in routes if not tried[str(route)]]
+    assert not untried, f"routes no input reached: {untried}\n{figure}"
+    assert not tally.problems(), f"{tally.problems()}\n{figure}"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("flavour", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_hostile_strings_are_stored_verbatim_by_the_http_server(
+    flavour: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    owner: str,
+    embedder: CachedEmbedder,
+    embedding_cache: Path,
+) -> None:
+    """Every hostile text, id, session and speaker observed and recalled verbatim or refused,
+    and every hostile string in every string field of every route."""
+    routes = http_routes()
+    started = time.perf_counter()
+    tally, tried = http_channel(
+        flavour, request, tmp_path, owner, embedder, embedding_cache, http_strings
+    )
+    figure = routes_figure(routes, tried)
+    figure += f"\n{time.perf_counter() - started:.0f} s on {flavour}"
+    assert tally.tried > 1000, figure
+    assert not tally.problems(), f"{tally.problems()}\n{figure}"

@@ -4,7 +4,7 @@ import gc
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,7 @@ from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, Event, LinkType, Memory, MemoryKind, Turn
-from graphmem.retrieval import QUERY_EMBEDDING_CHARS
+from graphmem.retrieval import QUERY_EMBEDDING_CHARS, QueryTurn
 from graphmem.store.base import HealthCounts, OwnerGraph, Store
 
 from .test_sleep_crash import CONVERSATION, START, canonical, node_key, observe_all
@@ -475,3 +475,21 @@ def test_health_counts_what_the_graph_holds(memory: GraphMem, store: Store, owne
         first_conjecture_at=None,
         last_conjecture_at=None,
     )
+
+
+def test_the_verbs_refuse_what_a_store_cannot_keep_before_any_work(
+    memory: GraphMem, owner: str
+) -> None:
+    with pytest.raises(InvalidInputError, match="whole minutes"):
+        memory.recall(
+            owner, "milk", at=datetime(2026, 3, 1, tzinfo=timezone(timedelta(seconds=30)))
+        )
+    with pytest.raises(InvalidInputError, match="year 1500 to 8499"):
+        memory.consolidate(owner, at=datetime(1, 1, 1, tzinfo=UTC))
+    with pytest.raises(InvalidInputError, match="limit"):
+        memory.complete_pending(owner, limit=2**63)
+    with pytest.raises(InvalidInputError, match="characters"):
+        memory.learn(owner, "x" * 1_000_000, "a cold", 0.5)  # refused before it is embedded
+    with pytest.raises(InvalidInputError):
+        memory.recall(owner, [QueryTurn(speaker="user", text="\ud800")])  # a lone surrogate
+    assert memory.statistics(owner).total == 0
