@@ -25,7 +25,8 @@ from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
 from graphmem.memory import GraphMem
 from graphmem.server import owners as owner_routes
 
-from .conftest import ROOT, Neo4jServer, clean_env
+from .conftest import ROOT, clean_env
+from .test_cli import store_arguments
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
@@ -139,22 +140,10 @@ def start_server() -> Iterator[StartServer]:
         process.stderr.close()
 
 
-def store_flags(kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> list[str]:
-    """The flags that name the store: a file for networkx, the test server for neo4j."""
-    if kind == "networkx":
-        return ["--store", "networkx", "--path", str(tmp_path / "graph.json")]
-    server: Neo4jServer = request.getfixturevalue("neo4j_server")
-    config = tmp_path / "neo4j.toml"
-    config.write_text(
-        f'neo4j_uri = "{server.uri}"\nneo4j_password = "{server.password.get_secret_value()}"\n'
-    )
-    return ["--store", "neo4j", "--config", str(config)]
-
-
 @pytest.fixture(params=["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def served(request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer) -> Served:
     """A server on each store, with keys for two fresh owners and an admin."""
-    store = store_flags(request.param, request, tmp_path)
+    store = store_arguments(request.param, request, tmp_path)
     fresh = uuid.uuid4().hex[:8]
     ann, ben, team = f"ann-{fresh}", f"ben-{fresh}", f"team-{fresh}-"
     alice = new_secret(store, "--owner", ann, "--owner-prefix", team)
@@ -316,7 +305,7 @@ def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Serve
 def test_bodies_over_the_limit_get_413_and_requests_over_the_rate_429(
     tmp_path: Path, request: pytest.FixtureRequest, start_server: StartServer
 ) -> None:
-    store = store_flags("networkx", request, tmp_path)
+    store = store_arguments("networkx", request, tmp_path)
     secret = new_secret(store, "--owner", "alice")
     url = start_server(store, "--max-body", "2000", "--rate", "0.01", "--burst", "3")
     headers = {"Authorization": f"Bearer {secret}"}
@@ -334,7 +323,7 @@ def test_bodies_over_the_limit_get_413_and_requests_over_the_rate_429(
 def test_without_keys_the_server_is_open_on_loopback_only(
     tmp_path: Path, request: pytest.FixtureRequest, start_server: StartServer
 ) -> None:
-    store = store_flags("networkx", request, tmp_path)
+    store = store_arguments("networkx", request, tmp_path)
     refused = graphmem("serve", "--host", "0.0.0.0", "--port", str(free_port()), *store)
     assert refused.returncode == 1
     assert "graphmem keys create --admin" in refused.stderr
