@@ -61,6 +61,7 @@ from pydantic import BaseModel
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
 from graphmem.ids import observation_id
+from graphmem.keys import ApiKey
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import (
@@ -316,11 +317,16 @@ MODEL_PROPERTIES: dict[str, set[str]] = {
     if label in {"Memory", "Event"}
     else set(model.model_fields)
     for label, model in NODE_LABELS.items()
-} | {"Session": {"id", "owner", "turns"}, "Owner": {"owner"}, "Tombstone": {"owner", "hash"}}
+} | {
+    "Session": {"id", "owner", "turns"},
+    "Owner": {"owner"},
+    "Tombstone": {"owner", "hash"},
+    "ApiKey": set(ApiKey.model_fields),
+}
 """The property keys each label may have on Neo4j: the model's fields, attention flattened, a
 memory's terms (the words of its text that the fulltext indexes read), the owner's Owner
-node, its write lock, which holds its owner only, and the Tombstone a forgotten message leaves
-(the hash of its id)."""
+node, its write lock, which holds its owner only, the Tombstone a forgotten message leaves
+(the hash of its id), and the ApiKey of `graphmem serve` (outside every owner's graph)."""
 MODEL_PROPERTIES["Memory"].add("terms")
 MODEL_LABELS = [{label} for label in MODEL_PROPERTIES] + [{"Memory", "Hot"}]
 LINK_PROPERTIES = set(Link.model_fields) - {"type", "source", "target"}
