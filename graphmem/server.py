@@ -15,7 +15,9 @@ facade's message names the field), 401 no or unknown key, 403 another owner's me
 unknown message or key, 409 conflict, 413 body over `max_body` bytes, 422 a request that does
 not fit its schema, 429 over the key's request rate (token bucket, `Retry-After`), 503 store
 unreachable (`Retry-After`), 502 model endpoint failed. Every response carries `X-Request-Id`,
-which the server's log line of the request carries too. FastAPI is imported here only.
+which the server's log line of the request carries too. The MCP tools are served at /mcp
+behind the same keys (graphmem.mcp_server.http_app). FastAPI, uvicorn and starlette are
+imported here only.
 """
 
 import json
