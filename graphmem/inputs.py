@@ -61,9 +61,19 @@ def aware(moment: object) -> datetime:
     """Return a timezone-aware datetime unchanged, else raise ValueError."""
     if not isinstance(moment, datetime):
         raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
-    offset = moment.utcoffset()
-    if moment.tzinfo is None or offset is None:
+    if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError("at must be timezone-aware")
+    return keepable(moment)
+
+
+def keepable(moment: datetime) -> datetime:
+    """Return a time a store can keep (and what is reckoned from it) unchanged, else ValueError.
+
+    A naive time is returned unchanged: whether it must be aware is its caller's check.
+    """
+    offset = moment.utcoffset()
+    if offset is None:
+        return moment
     if offset % timedelta(minutes=1):  # Neo4j keeps offsets of whole minutes only
         raise ValueError(f"at must have a UTC offset of whole minutes, not {offset}")
     if not EARLIEST <= moment < LATEST:

@@ -17,7 +17,9 @@ not fit its schema, 429 over the key's request rate (token bucket, `Retry-After`
 unreachable (`Retry-After`), 502 model endpoint failed. Every response carries `X-Request-Id`,
 which the server's log line of the request carries too. The MCP tools are served at /mcp
 behind the same keys (graphmem.mcp_server.http_app). FastAPI, uvicorn and starlette are
-imported here only.
+imported here only, which is why this is one module: the request models, the middleware, the
+routes and `serve` all speak FastAPI's or starlette's types; the verbs themselves are the
+facade's.
 """
 
 import json
@@ -30,7 +32,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from http import HTTPStatus
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -61,6 +63,7 @@ from graphmem.errors import (
     ModelError,
     StoreUnavailableError,
 )
+from graphmem.inputs import EARLIEST, LATEST, keepable
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.mcp_server import PERMITTED, http_app
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -104,13 +107,6 @@ class Limits:
     """Requests one key may make at once."""
 
 
-EARLIEST = datetime(1500, 1, 1, tzinfo=UTC)
-LATEST = datetime(8500, 1, 1, tzinfo=UTC)
-"""The times a request may name: 1,500 years inside each end of what a datetime can hold, so
-that what is reckoned from a time (a query's "999 years ago", the week or month around it)
-can be held too (past either end, it raised OverflowError: a 500)."""
-
-
 def _iso_moment(value: object) -> object:
     """Read a time from ISO 8601 text only: left to pydantic, a number would become Unix time."""
     if value is None:
@@ -124,14 +120,7 @@ def _iso_moment(value: object) -> object:
             moment = datetime.fromisoformat(value)
         except ValueError:
             raise ValueError(f"must be a datetime in ISO 8601, not {value[:40]!r}") from None
-    offset = moment.utcoffset()
-    if offset is not None and not EARLIEST <= moment < LATEST:
-        raise ValueError(
-            f"must be from the year {EARLIEST.year} to {LATEST.year - 1} (UTC), not {moment}"
-        )
-    if offset is not None and offset % timedelta(minutes=1):  # Neo4j refused it: a 500
-        raise ValueError(f"must have a UTC offset of whole minutes, not {moment}")
-    return moment
+    return keepable(moment)  # the facade's own check, at the schema: a 422 naming the field
 
 
 Moment = Annotated[
@@ -405,6 +394,14 @@ class BodyLimit:
         await send({"type": "http.response.body", "body": json.dumps(body).encode()})
 
 
+async def _key_of(memory: AsyncGraphMem, authorization: str) -> ApiKey | None:
+    """The live key an Authorization header names as `Bearer <secret>`, if any."""
+    scheme, _, secret = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not secret.strip():
+        return None
+    return await memory.authenticate(secret.strip())
+
+
 class McpKeys:
     """ASGI middleware: /mcp asks for a key as every route does, and its tools see its scope."""
 
@@ -419,10 +416,7 @@ class McpKeys:
             await self.app(scope, receive, send)
             return
         header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-        scheme, _, secret = header.partition(" ")
-        key = None
-        if scheme.lower() == "bearer" and secret.strip():
-            key = await self.memory.authenticate(secret.strip())
+        key = await _key_of(self.memory, header)
         if key is None and not self.open_access:
             request_id = scope.get("state", {}).get("request_id", "")
             body = _error_body("unauthorized", UNAUTHORIZED, request_id)
@@ -509,11 +503,7 @@ Served = Annotated[AsyncGraphMem, Depends(_memory)]
 
 async def _caller(request: Request, memory: Served) -> ApiKey | None:
     """The request's key (None on an open server), within its rate; 401 or 429 otherwise."""
-    header = request.headers.get("authorization", "")
-    scheme, _, secret = header.partition(" ")
-    key = None
-    if scheme.lower() == "bearer" and secret.strip():
-        key = await memory.authenticate(secret.strip())
+    key = await _key_of(memory, request.headers.get("authorization", ""))
     if key is None and not request.app.state.open_access:
         raise refusal(401, "unauthorized", UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
     limiter: RateLimiter = request.app.state.limiter

@@ -61,6 +61,7 @@ from pydantic import BaseModel
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
 from graphmem.ids import observation_id
+from graphmem.inputs import EARLIEST, LATEST
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -75,7 +76,7 @@ from graphmem.model import (
     Turn,
     check_owner,
 )
-from graphmem.server import EARLIEST, LATEST, Limits
+from graphmem.server import Limits
 from graphmem.server import keys as key_routes
 from graphmem.server import owners as owner_routes
 from graphmem.server import service as service_routes
