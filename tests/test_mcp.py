@@ -336,7 +336,7 @@ def test_a_server_for_one_owner_refuses_every_other(launch: Launch, owner: str) 
     async def scenario() -> None:
         async with connected(launch, "--owner", owner) as session:
             structured(
-                await session.call_tool("observe", {"text": "My PIN is 4711.", "message_id": "m1"})
+                await session.call_tool("observe", {"text": "My PIN is 47-11.", "message_id": "m1"})
             )
             structured(
                 await session.call_tool(
@@ -351,12 +351,12 @@ def test_a_server_for_one_owner_refuses_every_other(launch: Launch, owner: str) 
             for name, arguments in calls:
                 message = refused(await session.call_tool(name, arguments))
                 assert f"owner {other!r} is not served here" in message
-                assert "4711" not in message
+                assert "47-11" not in message  # no hex owner id holds it
                 assert owner not in message.replace(other, "")
             mine = structured(
                 await session.call_tool("recall", {"query": "What is my PIN?", "peek": True})
             )
-            assert "My PIN is 4711." in [item["memory"]["text"] for item in mine["memories"]]
+            assert "My PIN is 47-11." in [item["memory"]["text"] for item in mine["memories"]]
         assert turns_of(launch.open_store(), other) == []
         assert sorted(turn.id for turn in turns_of(launch.open_store(), owner)) == ["m1", "m2"]
 
