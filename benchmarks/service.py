@@ -27,7 +27,9 @@ file and a server on another, empty file (GraphMemClient), given the same reques
    both ways one after the other, in process first for even questions and HTTP first for odd
    ones, so that other work on the machine weighs on both alike. Five questions of the next
    conversation are recalled first, untimed; the questions where both ways return the same
-   memories are counted.
+   memories are counted. Beside it, the smallest verb over HTTP (`statistics` of an owner with
+   nothing), back to back and after as much work in this process as an in-process recall
+   takes: what waking the idle server costs on this machine, which no call in process pays.
 3. Many clients at once (default 20, asyncio, an AsyncGraphMemClient each with retries 0, so
    that a refusal or a failure the default client would retry counts as an error): a few owners
    (default 4) each hold the first half of the conversation (observe_many, untimed); each
@@ -314,6 +316,32 @@ def recalls(
     return found
 
 
+def smallest_verb(client: GraphMemClient, gap: float, calls: int = 200) -> dict[str, float]:
+    """p50 of `statistics` on an owner with nothing, back to back and after `gap` s of work.
+
+    The work is a busy loop in this process, as an in-process recall is, so that the server
+    sits idle between calls as long as between the timed recalls: the difference is what
+    waking its threads costs on this machine (a call in process wakes none).
+    """
+    found: dict[str, list[float]] = {"back_to_back": [], "after_gap": []}
+    for number in range(2 * calls):
+        way = "after_gap" if number % 2 else "back_to_back"
+        if way == "after_gap":
+            until = time.perf_counter() + gap
+            while time.perf_counter() < until:
+                pass
+        started = time.perf_counter()
+        client.statistics("nobody")
+        found[way].append(time.perf_counter() - started)
+    return {
+        "gap_ms": round(1000 * gap, 2),
+        **{
+            f"{way}_p50_ms": round(1000 * statistics.median(seconds), 2)
+            for way, seconds in found.items()
+        },
+    }
+
+
 def one_client(
     conversation: Conversation, warm_up: Conversation, batch: int, repeats: int, folder: Path
 ) -> dict[str, Any]:
@@ -332,6 +360,7 @@ def one_client(
         counts = [way.statistics(owners[0]) for way in ways.values()]
         recalled = recalls(ways, owners[0], conversation, warm_up)
         print(f"recalled {len(conversation.questions)} questions both ways", file=sys.stderr)
+        smallest = smallest_verb(client, statistics.median(recalled["in_process"][0]))
     app_recalls = server.app_seconds("recall")[-len(conversation.questions) :]
     app_imports = server.app_seconds("observe_many")[-repeats * math.ceil(turns / batch) :]
 
@@ -353,6 +382,7 @@ def one_client(
             **latency,
             "http_minus_in_process": difference,
             "http_app": milliseconds(app_recalls),
+            "smallest_verb": smallest,
             "same_memories": sum(
                 mine == theirs
                 for mine, theirs in zip(recalled["in_process"][1], recalled["http"][1], strict=True)
@@ -517,6 +547,11 @@ def print_report(result: dict[str, Any]) -> None:
             f"| {name} | {row['p50_ms']} | {row['p95_ms']} | {row['p99_ms']} | {row['mean_ms']} |"
         )
     print(f"same memories: {recall['same_memories']} of {recall['questions']} questions")
+    smallest = recall["smallest_verb"]
+    print(
+        f"smallest verb over HTTP (statistics of nobody), p50: {smallest['back_to_back_p50_ms']} ms"
+        f" back to back, {smallest['after_gap_p50_ms']} ms after {smallest['gap_ms']} ms of work"
+    )
     print(f"targets: {recall['targets']}")
     imported = result["observe_many"]
     print(f"\nobserve_many, batches of {imported['batch']}:")

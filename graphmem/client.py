@@ -29,7 +29,7 @@ from typing import Any, Generic, Self, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from graphmem.errors import (
     AccessError,
@@ -95,9 +95,15 @@ def _graph(response: httpx.Response) -> OwnerGraph:
     return OwnerGraph.from_records(records)
 
 
+class _RecallAnswer(BaseModel):
+    """What the client reads of a recall's answer: the recall, not its text (Recall.render())."""
+
+    recall: Recall
+
+
 def _recall(response: httpx.Response) -> Recall:
-    """The recall of a recall's answer (its rendered text is Recall.render())."""
-    return Recall.model_validate(response.json()["recall"])
+    """The recall of a recall's answer, read straight from its JSON."""
+    return _RecallAnswer.model_validate_json(response.content).recall
 
 
 def _moment(at: datetime | None) -> str | None:

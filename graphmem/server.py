@@ -492,7 +492,9 @@ def _observation(observation: Observation) -> Observation:
     )
 
 
-def _memory(request: Request) -> AsyncGraphMem:
+# The dependencies are coroutines, though none of them waits on the store itself: FastAPI runs a
+# plain function in a thread of its own, a hop between threads for a few lines of Python.
+async def _memory(request: Request) -> AsyncGraphMem:
     """The memory the app serves."""
     memory: AsyncGraphMem = request.app.state.memory
     return memory
@@ -522,7 +524,7 @@ async def _caller(request: Request, memory: Served) -> ApiKey | None:
 Caller = Annotated[ApiKey | None, Depends(_caller)]
 
 
-def _permitted(owner: str, key: Caller) -> str:
+async def _permitted(owner: str, key: Caller) -> str:
     """The owner of the route, if the request's key may touch it; 403 otherwise."""
     if key is not None and not key.permits(owner):
         raise refusal(403, "forbidden", "this key may not touch this owner")
@@ -532,7 +534,7 @@ def _permitted(owner: str, key: Caller) -> str:
 Owner = Annotated[str, Depends(_permitted)]
 
 
-def _admin(key: Caller) -> None:
+async def _admin(key: Caller) -> None:
     """Nothing, if the key is an admin key (or the server is open); 403 otherwise."""
     if key is not None and not key.admin:
         raise refusal(403, "forbidden", "only an admin key manages keys")
