@@ -1,10 +1,12 @@
 // Purpose: the neighbourhood of recalled memories, where association spreads relevance, and the
 //          edges of a recall's subgraph, in one read. The neighbours: the memories FROM the
-//          turns within $window positions of theirs in the same session, and the $links memories
+//          turns within $window positions of theirs in the same session, the $links memories
 //          most strongly linked to each by RELATED, CAUSES or PART_OF either way (weight, else
 //          sufficiency, else 1), or sharing an event with it (the other memories PART_OF an event
 //          it is linked to: strength 1), ties by similarity to the query embedding, then id
-//          (ids are drawn from the owner's name, which must decide nothing); in tiers
+//          (ids are drawn from the owner's name, which must decide nothing), and the $links cues
+//          of each impression a query evokes ($evoked) that gave it the most belief (the belief
+//          on its INFERRED_FROM edge; ties: the latest, then id; edges without one left out); in
 //          0..$deepest; each with its cosine similarity to the query embedding and its source
 //          turns; the given memories, the $known ones (a recall's candidates) and dialogue
 //          summaries (they restate their turns' memories) left out. Sessions are found through the (owner, session, position) index,
@@ -14,36 +16,61 @@
 //          its own edges followed, so the cost grows with their edges, not with the square of
 //          their number or with the owner's memories. Read here rather than by a statement of
 //          their own, they cost one round trip less and 1.5-3 ms less server time.
-// Parameters: $owner, $ids (memory ids), $known (memory ids), $embedding, $window (turns either
-//             side), $links (linked memories per given memory), $deepest (0-3).
+// Parameters: $owner, $ids (memory ids), $known (memory ids), $evoked (impression ids),
+//             $embedding, $window (turns either side), $links (linked memories per given memory,
+//             cues per impression), $deepest (0-3).
 // Returns: one row: found, a list, by memory id, of {memory (properties, embedding left out,
 //          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
 //          properties, likewise)}, see find_similar_memories.cypher for why; and links, a list
 //          of [type, source, target, weight, sufficiency], one per edge, ordered by type, source
-//          and target.
+//          and target; and cues, a list, by impression and memory id, of {impression (its
+//          properties, the embedding empty), memory (the cue's id), belief (the edge's)}, known
+//          cues included.
 CALL () {
-  UNWIND $ids AS id
+  UNWIND $evoked AS id
   WITH DISTINCT id
-  MATCH (given:Memory {owner: $owner, id: id})
-  CALL (given) {
-    MATCH (given)-[:FROM]->(t:Turn)
-    MATCH (near:Turn {owner: $owner, session: t.session})
-    WHERE near.position IN range(t.position - $window, t.position + $window)
-    MATCH (m:Memory)-[:FROM]->(near)
+  MATCH (i:Impression {owner: $owner, id: id})-[r:INFERRED_FROM]->(m:Memory)
+  WHERE r.belief IS NOT NULL AND m.tier <= $deepest AND m.kind <> 'summary'
+  WITH i, m, r.belief AS belief
+  ORDER BY belief DESC, m.created_at DESC, m.id
+  WITH i, collect({memory: m.id, belief: belief})[..$links] AS strongest
+  UNWIND strongest AS cue
+  WITH i, cue
+  ORDER BY i.id, cue.memory
+  RETURN collect({impression: i {.*, embedding: []}, memory: cue.memory, belief: cue.belief})
+           AS cues,
+         collect(cue.memory) AS evoked_memories
+}
+CALL (evoked_memories) {
+  CALL (evoked_memories) {
+    UNWIND $ids AS id
+    WITH DISTINCT id
+    MATCH (given:Memory {owner: $owner, id: id})
+    CALL (given) {
+      MATCH (given)-[:FROM]->(t:Turn)
+      MATCH (near:Turn {owner: $owner, session: t.session})
+      WHERE near.position IN range(t.position - $window, t.position + $window)
+      MATCH (m:Memory)-[:FROM]->(near)
+      RETURN m
+      UNION
+      CALL (given) {
+        MATCH (given)-[r:RELATED|CAUSES|PART_OF]-(m:Memory)
+        RETURN m, coalesce(r.weight, r.sufficiency, 1.0) AS strength
+        UNION ALL
+        MATCH (given)-[:RELATED|CAUSES|PART_OF]-(:Event)<-[:PART_OF]-(m:Memory)
+        RETURN m, 1.0 AS strength
+      }
+      WITH m, strength
+      WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
+      WITH m, max(strength) AS strength
+      ORDER BY strength DESC, vector.similarity.cosine(m.embedding, $embedding) DESC, m.id
+      LIMIT $links
+      RETURN m
+    }
     RETURN m
     UNION
-    CALL (given) {
-      MATCH (given)-[r:RELATED|CAUSES|PART_OF]-(m:Memory)
-      RETURN m, coalesce(r.weight, r.sufficiency, 1.0) AS strength
-      UNION ALL
-      MATCH (given)-[:RELATED|CAUSES|PART_OF]-(:Event)<-[:PART_OF]-(m:Memory)
-      RETURN m, 1.0 AS strength
-    }
-    WITH m, strength
-    WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
-    WITH m, max(strength) AS strength
-    ORDER BY strength DESC, vector.similarity.cosine(m.embedding, $embedding) DESC, m.id
-    LIMIT $links
+    UNWIND evoked_memories AS id
+    MATCH (m:Memory {owner: $owner, id: id})
     RETURN m
   }
   WITH DISTINCT m
@@ -76,4 +103,4 @@ CALL (neighbours) {
   ORDER BY type, source, target
   RETURN collect([type, source, target, weight, sufficiency]) AS links
 }
-RETURN found, links
+RETURN found, links, cues

@@ -380,6 +380,10 @@ class Demo:
                 via = recalled.before.get(Memory, item.via).text
                 lead = f"{' ' * len(numbers)}↳ {self.say('via')} "
                 self.line(lead + quoted(clip(via, WIDTH - columns(lead) - 2)))
+            evoked = [found for found in result.impressions if found.id == item.evoked_by]
+            for impression in evoked:
+                lead = f"{' ' * len(numbers)}↳ {self.say('impression')} "
+                self.line(lead + quoted(clip(impression.text, WIDTH - columns(lead) - 2)))
 
     def show_events(self, events: list[Event]) -> None:
         """Print events with their storylines."""
@@ -467,7 +471,7 @@ def fever_recall(demo: Demo) -> None:
             "rel = cosine similarity, lex = shared words (BM25, 0-1 over those found),"
             " imp = importance, att → now = attention before and after this use woke it,"
             " rec = recency, assoc = relevance gained from neighbours"
-            " (↳ the one it came through most)"
+            " (↳ the one it came through most) and from an impression the query implies too"
         )
     )
     demo.show_said(demo.said(2, "08:01", "I started having a fever."))

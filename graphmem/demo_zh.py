@@ -118,13 +118,14 @@ CHINESE = {
         " 得分  相关  词面 重要  关注 → 现在 新近  联想  层   记忆"
     ),
     "via": "经由",
+    "impression": "印象",
     "rel = cosine similarity, lex = shared words (BM25, 0-1 over those found),"
     " imp = importance, att → now = attention before and after this use woke it,"
     " rec = recency, assoc = relevance gained from neighbours"
-    " (↳ the one it came through most)": (
+    " (↳ the one it came through most) and from an impression the query implies too": (
         "相关 = 余弦相似度，词面 = 共有词语（BM25，在找到的记忆中归一到 0-1），重要 = 重要性，"
         "关注 → 现在 = 这次使用唤醒它之前和之后的关注度，新近 = 新近度，"
-        "联想 = 从相邻记忆得到的相关度（↳ 主要经由的那条记忆）"
+        "联想 = 从相邻记忆得到的相关度（↳ 主要经由的那条记忆）及从查询同样蕴含的印象得到的相关度"
     ),
     "sleep job": "睡眠任务",
     "sleep job: {counts}": "睡眠任务：{counts}",

@@ -125,6 +125,7 @@ class GraphMem:
             policy=self._recall_policy,
             attention=self._attention,
             tiers=self._tiers,
+            first_hand=beliefs.first_hand,
         )
         self._forget = Forget(
             store, self._cognition, embedder, impressions=impressions, tiers=self._tiers

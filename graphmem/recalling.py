@@ -1,11 +1,15 @@
 """The recall pipeline: from a query to the ranked, related-context subgraph, waking it.
 
-The query's motivation (its attention label, unless given) sets how deep in the tiers the
-search reads; while the best relevance found stays below the sufficiency threshold, recall
+Unless the motivation is given, the query is perceived as a new item is (one `perceive`
+question, in the light of the hot memories most similar to it): its attention label is the
+motivation, and the impressions it implies ("I started having a fever": the user has a cold)
+evoke the owner's impressions of the same statements. The motivation sets how deep in the tiers
+the search reads; while the best relevance found stays below the sufficiency threshold, recall
 thinks again with raised motivation and reads the next tier. The candidates are the memories
 most similar to the query and those sharing its words; their neighbours (turns of the same
-session, linked memories) join by association; retrieval.score ranks them all; the memories
-used are woken with their neighbours, unless the recall only peeks.
+session, linked memories) and the cues of the evoked impressions (yesterday's sore throat) join
+by association; retrieval.score ranks them all; the memories used are woken with their
+neighbours, unless the recall only peeks.
 """
 
 import logging
@@ -15,18 +19,22 @@ from datetime import datetime
 from itertools import zip_longest
 
 from graphmem.cognition.base import (
-    AttentionLabel,
-    AttentionQuestion,
+    CausalRule,
     CountedCognition,
-    RelatedMemory,
+    PerceivedItem,
+    Perception,
+    PerceptionQuestion,
+    Recalled,
 )
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, ModelError
+from graphmem.ids import impression_id
 from graphmem.inputs import is_number
 from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, current_attention
+from graphmem.mechanisms.impressions import decayed_belief, evocation
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
-from graphmem.results import Attempt, Recall, RecalledMemory
+from graphmem.results import Attempt, EvokedImpression, Recall, RecalledMemory
 from graphmem.retrieval import (
     FOCUS_SHARE,
     QUERY_EMBEDDING_CHARS,
@@ -35,7 +43,7 @@ from graphmem.retrieval import (
     Weights,
     score,
 )
-from graphmem.store.base import Neighbourhood, SimilarMemory, Store
+from graphmem.store.base import EvokedCue, Neighbourhood, SimilarMemory, Store
 
 log = logging.getLogger("graphmem")
 
@@ -69,6 +77,7 @@ class Recalling:
         policy: RecallPolicy,
         attention: AttentionPolicy,
         tiers: TierPolicy,
+        first_hand: float,
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -76,6 +85,8 @@ class Recalling:
         self._policy = policy
         self._attention = attention
         self._tiers = tiers
+        self._first_hand = first_hand
+        """The belief of what a speaker states, which the query's impressions start from."""
 
     def recall(
         self,
@@ -97,10 +108,14 @@ class Recalling:
         embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
         searched: Tier | None = None  # the deepest tier read so far; each is read once
+        implied: dict[str, float] = {}  # impression id: the query's belief in it
         if motivation is None:
             dense = self._read_deeper(owner, embedding, dense, searched, Tier.HOT)
             searched = Tier.HOT
-            motivation = self._motivation(asked.focus, dense[:WORKING_MEMORY], now)
+            perception = self._perceive(owner, asked.focus, dense[:WORKING_MEMORY], now)
+            motivation = self._policy.default_motivation if perception is None else perception.score
+            for impression in [] if perception is None else perception.impressions:
+                implied[impression_id(owner, impression.statement)] = impression.belief
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)
@@ -116,8 +131,9 @@ class Recalling:
                 break
             motivation = min(10.0, motivation + self._policy.rethink_motivation)
         candidates, seeds = self._candidates(owner, asked, embedding, dense, depth)
+        evoking = list(implied)
         if budget.spent("association"):
-            seeds = []  # no neighbours: only the edges among the candidates
+            seeds, evoking = [], []  # no neighbours nor cues: only the edges among the candidates
         neighbourhood = Neighbourhood(memories=[], links=[])  # nothing found: nothing to read
         if candidates:
             neighbourhood = self._store.find_neighbours(
@@ -128,17 +144,23 @@ class Recalling:
                 links=self._policy.association.links,
                 deepest=depth,
                 known=[item.memory.id for item in candidates],
+                evoked=evoking,
             )
         links = neighbourhood.links
+        found = candidates + neighbourhood.memories
+        evoked = _evoked(neighbourhood.cues, implied, found, now)
         scored = score(
             asked,
-            candidates + neighbourhood.memories,
+            found,
             links,
             now=now,
             weights=weights,
             policy=self._attention,
             association=self._policy.association,
             limit=k,
+            evoked={
+                memory: (strength, cue.impression.id) for memory, (strength, cue) in evoked.items()
+            },
         )
         used = [item.memory.id for item in scored]
         links = [link for link in links if link.source in used and link.target in used]
@@ -158,10 +180,12 @@ class Recalling:
                     components=item.raw,
                     normalised=item.normalised,
                     via=item.via,
+                    evoked_by=item.evoked_by,
                 )
                 for item in scored
             ],
             links=links,
+            impressions=_impressions(evoked, used, implied, now),
             woken=woken,
             cut_short=budget.skipped,
         )
@@ -223,28 +247,79 @@ class Recalling:
         seeds = list(dict.fromkeys(alternating))[: self._policy.association.seeds]
         return list(pool.values()), seeds
 
-    def _label(
-        self, item: str, speaker: str, related: list[SimilarMemory], now: datetime
-    ) -> AttentionLabel:
-        """Ask the cognition how much attention an item deserves, given related memories."""
-        return self._cognition.label_attention(
-            AttentionQuestion(
-                item=item,
-                speaker=speaker,
-                working_memory=[
-                    RelatedMemory(
-                        text=found.memory.text,
-                        attention=current_attention(found.memory.attention, now, self._attention),
-                    )
-                    for found in related
-                ],
-            )
+    def _perceive(
+        self, owner: str, query: str, related: list[SimilarMemory], now: datetime
+    ) -> Perception | None:
+        """The query perceived in the light of related hot memories; None if the model failed."""
+        rules = [
+            CausalRule(cause=rule.cause, effect=rule.effect, sufficiency=rule.sufficiency)
+            for rule in self._store.causal_rules(owner)
+        ]
+        item = PerceivedItem(
+            item=query,
+            speaker="query",
+            working_memory=[
+                Recalled(
+                    text=found.memory.text,
+                    attention=current_attention(found.memory.attention, now, self._attention),
+                )
+                for found in related
+            ],
         )
-
-    def _motivation(self, query: str, related: list[SimilarMemory], now: datetime) -> float:
-        """A query's motivation: its attention label in the light of related hot memories."""
+        question = PerceptionQuestion(items=[item], belief=self._first_hand, rules=rules)
         try:
-            return self._label(query, "query", related, now).score
+            [perception] = self._cognition.perceive(question).items
         except ModelError as error:
-            log.warning("recall uses the default motivation: %s", error)
-            return self._policy.default_motivation
+            log.warning("recall uses the default motivation and evokes nothing: %s", error)
+            return None
+        return perception
+
+
+def _evoked(
+    cues: list[EvokedCue], implied: dict[str, float], found: list[SimilarMemory], now: datetime
+) -> dict[str, tuple[float, EvokedCue]]:
+    """Each evoked memory found, with how strongly the query evokes it and the cue it does so by.
+
+    A memory that is the cue of several impressions the query implies is evoked by the strongest.
+    """
+    said = {item.memory.id: item.memory.created_at for item in found}
+    evoked: dict[str, tuple[float, EvokedCue]] = {}
+    for cue in cues:
+        if cue.memory not in said:
+            continue
+        strength = evocation(
+            implied[cue.impression.id],
+            cue.belief,
+            said[cue.memory],
+            cue.impression.half_life_days,
+            now,
+        )
+        if strength > evoked.get(cue.memory, (0.0, cue))[0]:
+            evoked[cue.memory] = (strength, cue)
+    return evoked
+
+
+def _impressions(
+    evoked: dict[str, tuple[float, EvokedCue]],
+    used: list[str],
+    implied: dict[str, float],
+    now: datetime,
+) -> list[EvokedImpression]:
+    """The impressions that evoked a recalled memory: belief now, the query's, their cues."""
+    reached: dict[str, list[str]] = {}
+    impressions = {}
+    for memory in used:
+        if memory in evoked:
+            cue = evoked[memory][1]
+            reached.setdefault(cue.impression.id, []).append(memory)
+            impressions[cue.impression.id] = cue.impression
+    return [
+        EvokedImpression(
+            id=impression.id,
+            text=impression.text,
+            belief=decayed_belief(impression, now),
+            implied=implied[impression.id],
+            memories=reached[impression.id],
+        )
+        for impression in sorted(impressions.values(), key=lambda impression: impression.id)
+    ]

@@ -148,7 +148,9 @@ class RecalledMemory(BaseModel):
     `normalised` the same over the memories found, 0 for a component equal over them all;
     `score` the weighted sum of `normalised`, such a component counted as 1 for every memory (a
     constant cannot change the order); `via` the memory whose relevance reached this one by
-    association the most (a neighbouring turn's, a session mate's or a linked memory's), if any.
+    association the most (a neighbouring turn's, a session mate's or a linked memory's), if any;
+    `evoked_by` the impression (in Recall.impressions) that the query implies and this memory
+    gave, through which the query evoked it, if any.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -159,6 +161,22 @@ class RecalledMemory(BaseModel):
     components: Components
     normalised: Components
     via: str | None
+    evoked_by: str | None = None
+
+
+class EvokedImpression(BaseModel):
+    """An impression the query implies, which the owner holds, and the memories it evoked."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    belief: float
+    """The owner's belief in it at the time of the recall."""
+    implied: float
+    """The belief the query gives it."""
+    memories: list[str]
+    """The recalled memories it evoked (its cues), best first."""
 
 
 class Attempt(BaseModel):
@@ -175,7 +193,8 @@ class Recall(BaseModel):
     """The answer to a recall: the owner's memories best related to the query, best first.
 
     Together with `links` (the edges among the recalled memories) it is the related-context
-    subgraph. `attempts` has one entry per search: more than one means recall thought again with
+    subgraph; `impressions` are the owner's impressions through which the query evoked some of
+    them. `attempts` has one entry per search: more than one means recall thought again with
     raised motivation because the best relevance was too low. `woken` lists what the recall used
     and woke (empty in peek mode).
     """
@@ -190,6 +209,8 @@ class Recall(BaseModel):
     memories: list[RecalledMemory]
     links: list[Link]
     woken: list[Woken]
+    impressions: list[EvokedImpression] = []
+    """The owner's impressions that the query implies too, through which it evoked memories."""
     cut_short: list[str] = []
     """The steps skipped because the time budget ran out ("thinking again", "association")."""
 

@@ -229,6 +229,14 @@ class Association(BaseModel):
     linked: float = Field(
         0.1, ge=0, description="share of a linked memory's relevance, times the edge weight"
     )
+    evoked: float = Field(
+        0.4,
+        ge=0,
+        description="share of the best relevance found that a cue of an impression the query"
+        " implies too gains, times how strongly the query evokes it (mechanisms.impressions."
+        "evocation): as much as a session mate's, for the query and the cue tell of one"
+        " situation (a fever today, a sore throat yesterday: a cold)",
+    )
     breadth: float = Field(
         0.7,
         ge=0,
@@ -364,6 +372,8 @@ class Scored(BaseModel):
     normalised: Components
     via: str | None
     """The memory whose relevance reached this one by association the most, if any."""
+    evoked_by: str | None = None
+    """The impression through which the query evoked this memory, if any."""
 
 
 def _normalised(values: list[float]) -> list[float]:
@@ -431,12 +441,16 @@ def score(
     policy: AttentionPolicy,
     association: Association,
     limit: int,
+    evoked: Mapping[str, tuple[float, str]] | None = None,
 ) -> list[Scored]:
     """Score memories found (candidates and their neighbours); return the best `limit` first.
 
-    `links` are edges among them; ties are broken by memory id. The memories are taken as of
-    `now`: one made later is left out, and a validity that ends later is not shown yet.
+    `links` are edges among them; `evoked` maps the id of a memory the query evokes to how
+    strongly, and the impression it does so through. Ties are broken by memory id. The
+    memories are taken as of `now`: one made later is left out, and a validity that ends later
+    is not shown yet.
     """
+    evoked = {} if evoked is None else evoked
     found = [as_of(item, now) for item in found if item.memory.created_at <= now]
     if not found:
         return []
@@ -466,6 +480,7 @@ def score(
     ]
     breadth = association.breadth if query.asks_for_many else 1.0
     spread = _spread(found, surroundings, links, relevance, association, breadth=breadth)
+    best_relevance = max(relevance)
     # Components on a 0-1 scale already, or spread from relevance: used as they are.
     as_is = [
         {
@@ -473,7 +488,8 @@ def score(
             "speaker_match": _speaker_match(item, named),
             "asker_match": _speaker_match(item, asker),
             "statement": _statement(item),
-            "association": spread[index][0],
+            "association": spread[index][0]
+            + association.evoked * evoked.get(item.memory.id, (0.0, ""))[0] * best_relevance,
         }
         for index, item in enumerate(found)
     ]
@@ -493,6 +509,9 @@ def score(
             raw=Components(**raw[index], **as_is[index]),
             normalised=Components(**normalised[index]),
             via=spread[index][1],
+            evoked_by=evoked[found[index].memory.id][1]
+            if found[index].memory.id in evoked
+            else None,
         )
         for index in best[:limit]
     ]

@@ -151,6 +151,7 @@ class Told:
     before_note: str
     throat: str
     cold: str
+    evoked: str
     made: str
     travel: str
     next_event: str
@@ -176,6 +177,7 @@ ENGLISH = Told(
     before_note="rel = cosine",
     throat="My throat is sore and I've felt tired al…",
     cold='impression "The user has a cold": belief 0.00 → 0.72',
+    evoked='↳ impression "The user has a cold"',
     made=": a conjecture, returned by observe",
     travel="travel event",
     next_event='NEXT from "We arrived at Disneyland today, t…": its last news came 186 days',
@@ -200,6 +202,7 @@ CHINESE = Told(
     before_note="相关 = 余弦",
     throat="我喉咙痛，一下午都觉得很累。",
     cold='印象 "用户感冒了"：信念 0.00 → 0.72',
+    evoked='↳ 印象 "用户感冒了"',
     made="：成为猜想，由 observe 返回",
     travel="旅行事件",
     next_event='NEXT 来自 "我们今天到了迪士尼，孩子们很喜欢…"：它最后的消息在 186 天前',
@@ -227,8 +230,10 @@ def check_steps(output: str, told: Told = ENGLISH) -> None:
     assert told.alone in labelling
 
     fever = step(output, 2)
-    recall = fever.split(told.fever, 1)[1]
-    assert told.throat in recall.split(told.before_note, 1)[0]
+    recall = fever.split(told.fever, 1)[1].split(told.before_note, 1)[0]
+    rows = [line for line in recall.splitlines() if re.match(r" +\d\.\d{3} ", line)]
+    assert told.throat in rows[0]  # first: the fever implies the cold the sore throat made
+    assert told.evoked in recall.split(rows[1], 1)[0]
     assert line_with(fever, told.cold).endswith(told.made)
 
     events = step(output, 3)

@@ -8,11 +8,15 @@ import pytest
 
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
+from graphmem.ids import impression_id
 from graphmem.mechanisms.attention import initial_attention
-from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
+from graphmem.mechanisms.impressions import conjecture_memory
+from graphmem.mechanisms.tiers import TierPolicy
+from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.base import (
     MAX_SEARCH_TERMS,
     Derivation,
+    Impressed,
     OwnerGraph,
     SimilarMemory,
     Store,
@@ -427,6 +431,57 @@ def test_neighbours_leave_out_the_known_memories_and_come_with_the_edges_among_a
     candidates_only = store.find_neighbours(owner, [], query, window=1, links=1, known=ids[3:])
     assert candidates_only.memories == []
     assert candidates_only.links == [edges[3]]
+
+
+def test_an_evoked_impression_brings_its_cues_that_gave_it_the_most_belief(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    cold = impression_id(owner, "The user has a cold")
+    [embedding] = embedder.embed(["The user has a cold"], "passage")
+    cues = [  # text, the belief it gives the cold, its tier
+        ("My nose is runny.", 0.48, Tier.HOT),
+        ("My throat is sore.", 0.72, Tier.HOT),
+        ("My throat hurts again.", 0.72, Tier.WARM),
+        ("I sneezed twice.", 0.24, Tier.HOT),
+        ("My throat is so sore.", 0.72, Tier.DEEP),
+    ]
+    ids = []
+    for number, (text, belief, tier) in enumerate(cues):
+        pending = make_turn(owner, number, text).model_copy(update={"pending": True})
+        [turn] = store.save_turns(owner, [pending])  # a turn's impressions count while pending
+        memory = make_memory(turn, embedder, tier=tier)
+        impression = Impression(
+            id=cold,
+            owner=owner,
+            text="The user has a cold",
+            created_at=turn.created_at,
+            belief=belief,
+            belief_at=turn.created_at,
+            half_life_days=7.0,
+            embedding=embedding,
+        )
+        conjecture = conjecture_memory(
+            impression, turn.id, turn.created_at, importance=5.0, belief=belief, tiers=TierPolicy()
+        )
+        impressed = Impressed(impression=impression, conjecture=conjecture)
+        store.save_memories(
+            owner, [Derivation(source=turn, memories=[memory], impressions=[impressed])]
+        )
+        ids.append(memory.id)
+    [query] = embedder.embed(["I have a fever"], "query")
+    found = store.find_neighbours(
+        owner, [], query, window=0, links=2, deepest=Tier.COOL, known=[ids[2]], evoked=[cold]
+    )
+    # The two that gave the most (0.72, the later first: 2 then 1; 4 is below COOL), the known
+    # one among the cues but not among the memories found.
+    assert [(cue.memory, cue.belief) for cue in found.cues] == sorted(
+        [(ids[1], 0.72), (ids[2], 0.72)]
+    )
+    assert {cue.impression.id for cue in found.cues} == {cold}
+    assert found.cues[0].impression.text == "The user has a cold"
+    assert [item.memory.id for item in found.memories] == [ids[1]]
+    stranger = store.find_neighbours(owner + "-b", [], query, window=0, links=2, evoked=[cold])
+    assert (stranger.memories, stranger.cues) == ([], [])
 
 
 def test_concurrent_writers_never_share_a_position(store: Store, owner: str) -> None:

@@ -5,7 +5,8 @@ A new impression of the same statement accumulates by noisy-OR on the decayed be
 `b = 1 - (1 - b_old_decayed) * (1 - b_new)`, so one strong cue can cross the threshold at once
 while weak cues need many, close enough together that decay does not undo them. The update
 that carries the belief from below the threshold to it or above makes a conjecture (once per
-half-life: a belief hovering at the threshold is one conjecture).
+half-life: a belief hovering at the threshold is one conjecture). A query that implies an
+impression evokes its cues (`evocation`): recall reaches them by association.
 """
 
 import math
@@ -34,6 +35,20 @@ def decayed_belief(impression: Impression, now: datetime) -> float:
     """The impression's belief at `now`: halved every half-life since it was set."""
     elapsed = max((now - impression.belief_at) / timedelta(days=impression.half_life_days), 0.0)
     return impression.belief * math.pow(0.5, elapsed)
+
+
+def evocation(
+    implied: float, cue_belief: float, said_at: datetime, half_life_days: float, now: datetime
+) -> float:
+    """How strongly a query evokes a cue of an impression it implies as well.
+
+    The query's belief in the impression times the belief the cue gave it, halved every
+    half-life of the impression since the cue was said: both tell of one live situation (a fever
+    today and a sore throat yesterday, of a cold), and a month-old sore throat of a cold that
+    has passed is hardly evoked.
+    """
+    elapsed = max((now - said_at) / timedelta(days=half_life_days), 0.0)
+    return implied * cue_belief * math.pow(0.5, elapsed)
 
 
 def accumulated(

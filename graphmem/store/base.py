@@ -40,6 +40,19 @@ class SimilarMemory(BaseModel):
     turns: list[Turn]
 
 
+class EvokedCue(BaseModel):
+    """A memory an impression was inferred from, reached because a query evokes the impression."""
+
+    model_config = ConfigDict(frozen=True)
+
+    impression: Impression
+    """The impression as stored, without its embedding."""
+    memory: str
+    """The cue memory's id."""
+    belief: float
+    """The belief this cue gave the impression when it was said."""
+
+
 class Neighbourhood(BaseModel):
     """Memories next to some given ones, and the edges among them all: a recall's subgraph."""
 
@@ -49,6 +62,8 @@ class Neighbourhood(BaseModel):
     """The neighbours found, by id; neither the given memories nor the known ones."""
     links: list[Link]
     """The edges among the given, known and found memories, by type, source and target."""
+    cues: list[EvokedCue] = []
+    """The cues of the evoked impressions, by impression and memory id."""
 
 
 class Woken(BaseModel):
@@ -607,15 +622,18 @@ class Store(Protocol):
         links: int,
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
+        evoked: Sequence[str] = (),
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by similarity to the embedding,
-        then id); in tiers down to `deepest`; each with its similarity to the embedding; the
-        given and the `known` ones left out. With them, the edges among the given, known and
-        found memories (one read for both).
+        then id), and the `links` cues of each `evoked` impression (by id) that gave it the
+        most belief (ties: the latest, then id; cues stored without their belief left out); in
+        tiers down to `deepest`; each with its similarity to the embedding; the given and the
+        `known` ones left out. With them, the edges among the given, known and found memories,
+        and those cues, known ones included (one read for all).
         """
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:

@@ -51,6 +51,7 @@ from graphmem.store.base import (
     Cause,
     Derivation,
     EventTrail,
+    EvokedCue,
     Forgetting,
     GraphCounts,
     HealthCounts,
@@ -963,15 +964,18 @@ class Neo4jStore:
         links: int,
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
+        evoked: Sequence[str] = (),
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by similarity to the embedding,
-        then id); in tiers down to `deepest`; each with its similarity to the embedding; the
-        given and the `known` ones left out. With them, the edges among the given, known and
-        found memories (one read for both).
+        then id), and the `links` cues of each `evoked` impression (by id) that gave it the
+        most belief (ties: the latest, then id; cues stored without their belief left out); in
+        tiers down to `deepest`; each with its similarity to the embedding; the given and the
+        `known` ones left out. With them, the edges among the given, known and found memories,
+        and those cues, known ones included (one read for all).
         """
         [row] = self._run(
             load_statement("find_neighbours"),
@@ -979,6 +983,7 @@ class Neo4jStore:
                 "owner": owner,
                 "ids": list(ids),
                 "known": list(known),
+                "evoked": list(evoked),
                 "embedding": embedding,
                 "window": window,
                 "links": links,
@@ -993,6 +998,14 @@ class Neo4jStore:
                     type=kind, source=source, target=target, weight=weight, sufficiency=sufficiency
                 )
                 for kind, source, target, weight, sufficiency in row["links"]
+            ],
+            cues=[
+                EvokedCue(
+                    impression=_impression_from(cue["impression"]),
+                    memory=cue["memory"],
+                    belief=cue["belief"],
+                )
+                for cue in row["cues"]
             ],
         )
 

@@ -50,6 +50,7 @@ from graphmem.store.base import (
     Cause,
     Derivation,
     EventTrail,
+    EvokedCue,
     Forgetting,
     GraphCounts,
     HealthCounts,
@@ -669,15 +670,18 @@ class NetworkXStore:
         links: int,
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
+        evoked: Sequence[str] = (),
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
         Those FROM the turns within `window` positions of theirs in the same session, and
         the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
         through an event both are PART_OF (strength 1; ties by similarity to the embedding,
-        then id); in tiers down to `deepest`; each with its similarity to the embedding; the
-        given and the `known` ones left out. With them, the edges among the given, known and
-        found memories (one read for both).
+        then id), and the `links` cues of each `evoked` impression (by id) that gave it the
+        most belief (ties: the latest, then id; cues stored without their belief left out); in
+        tiers down to `deepest`; each with its similarity to the embedding; the given and the
+        `known` ones left out. With them, the edges among the given, known and found memories,
+        and those cues, known ones included (one read for all).
         """
         with self._lock:
             given = set(ids)
@@ -713,6 +717,11 @@ class NetworkXStore:
                 )
                 for _weight, linked in ranked[:links]:
                     found.setdefault(linked.id, linked)
+            cues = self._strongest_cues(owner, evoked, links, deepest)
+            for cue in cues:
+                memory = self._node(owner, "Memory", cue.memory)
+                if isinstance(memory, Memory) and memory.id not in given:
+                    found.setdefault(memory.id, memory)
             left_out = given.union(known)
             memories = sorted(
                 (
@@ -726,7 +735,41 @@ class NetworkXStore:
             return Neighbourhood(
                 memories=[self._found(memory, similarity[memory.id]) for memory in memories],
                 links=self._links_among(owner, left_out.union(memory.id for memory in memories)),
+                cues=cues,
             )
+
+    def _strongest_cues(
+        self, owner: str, evoked: Sequence[str], limit: int, deepest: Tier
+    ) -> list[EvokedCue]:
+        """The `limit` cues of each impression that gave it the most belief, in tiers to `deepest`.
+
+        Ties go to the latest cue, then the smaller id; cues without their belief are left out.
+        """
+        cues = []
+        for impression_id in dict.fromkeys(evoked):
+            key: NodeKey = (owner, "Impression", impression_id)
+            if key not in self._graph:
+                continue
+            impression = self._graph.nodes[key]["node"].model_copy(update={"embedding": []})
+            held: list[tuple[float, Memory]] = []
+            link: Link
+            for _source, target, edge_type, link in self._graph.out_edges(
+                key, keys=True, data="link"
+            ):
+                memory = self._graph.nodes[target]["node"]
+                if (
+                    edge_type == LinkType.INFERRED_FROM.value
+                    and link.belief is not None
+                    and memory.tier <= deepest
+                    and searchable(memory)
+                ):
+                    held.append((link.belief, memory))
+            held.sort(key=lambda pair: (-pair[0], -pair[1].created_at.timestamp(), pair[1].id))
+            cues += [
+                EvokedCue(impression=impression, memory=memory.id, belief=belief)
+                for belief, memory in held[:limit]
+            ]
+        return sorted(cues, key=lambda cue: (cue.impression.id, cue.memory))
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:
         """Add edges between the owner's memories (one per type and pair; a repeat updates it)."""
