@@ -14,6 +14,7 @@ from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint
+from graphmem.retrieval import RecallPolicy
 from graphmem.store.base import Store
 from graphmem.testing import (
     Reply,
@@ -27,6 +28,8 @@ from .test_sleep_crash import canonical
 from .test_store_sleep import FIRST_NIGHT, SECOND_NIGHT
 
 START = datetime(2026, 8, 1, 8, tzinfo=UTC)
+DAY = timedelta(days=1)
+HOUR = timedelta(hours=1)
 TURNS = [f"Day {number}: I walked {number} kilometres along the river." for number in range(12)]
 
 
@@ -363,3 +366,39 @@ def test_facts_too_many_for_the_model_context_are_judged_in_halves(
         graphs.append(canonical(store.export(who)))
     assert graphs[1] == graphs[0]
     assert asked == [[6], [6, 3, 1, 2, 3, 1, 2]]  # refused: 6 and both 3s
+
+
+def test_a_recall_perceives_its_query_through_the_model_and_goes_on_without_it(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    day_one = [  # as tests/test_scenarios_attention.py tells the fever story
+        "My throat is sore and I've been tired all day.",
+        "I'm allergic to milk: even a little gives me hives.",
+        "We bought a new sofa for the living room.",
+        "My sister called about her new job.",
+    ]
+    with scripted_openai_server(responder=offline_model) as server:
+        endpoint = OpenAIEndpoint(
+            server.base_url,
+            SecretStr("sk-test"),
+            timeout_seconds=2,
+            max_retries=1,
+            backoff_seconds=0.01,
+        )
+        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        for number, text in enumerate(day_one):
+            memory.observe(owner, text, message_id=f"d{number}", at=START + number * HOUR)
+        told = memory.recall(owner, "I started having a fever", k=3, peek=True, at=START + DAY)
+        [asked] = json.loads(server.requests[-1]["body"]["messages"][-1]["content"])["items"]
+    assert (asked["item"], asked["speaker"]) == ("I started having a fever", "query")
+    assert told.motivation >= 8
+    assert told.memories[0].memory.text == day_one[0]
+    assert [impression.text for impression in told.impressions] == ["The user has a cold"]
+    # The model server is gone: the recall goes on at the default motivation, evoking nothing.
+    alone = memory.recall(owner, "I started having a fever", k=3, peek=True, at=START + DAY)
+    endpoint.close()
+    assert alone.attempts[0].motivation == RecallPolicy().default_motivation
+    assert alone.impressions == []
+    assert alone.memories[0].memory.text == day_one[1]  # the allergy, a little closer in meaning
+    usage = endpoint.accounting.by_operation()["perceive"]
+    assert (usage.calls, usage.failures) == (len(day_one) + 2, 1)
