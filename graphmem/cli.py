@@ -28,6 +28,7 @@ from graphmem.file_formats import export_records, read_export, read_history, rea
 from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
 from graphmem.model import Link, LinkType, Node, Turn, check_text
 from graphmem.results import (
+    EvokedImpression,
     GraphCounts,
     Health,
     Observation,
@@ -310,6 +311,9 @@ def print_recall(recall: Recall, out: TextIO) -> None:
         )
         if item.via is not None:
             print(f"             via {association(item, recall, number)}", file=out)
+        for impression in recall.impressions:
+            if impression.id == item.evoked_by:
+                print(f"             {evocation(impression)}", file=out)
     for link in recall.links:
         print(f"link: [{number[link.source]}] -{link.type}-> [{number[link.target]}]", file=out)
 
@@ -369,6 +373,14 @@ def association(item: RecalledMemory, recall: Recall, number: dict[str, int]) ->
     if edges:
         relations.append(f"linked by {' and '.join(edges)}")
     return ", ".join(relations)
+
+
+def evocation(impression: EvokedImpression) -> str:
+    """The impression a recalled memory was evoked through, with both beliefs in it."""
+    return (
+        f"evoked by the impression {json.dumps(impression.text, ensure_ascii=False)}"
+        f" (the owner's belief {impression.belief:.2f}, the query's {impression.implied:.2f})"
+    )
 
 
 def print_counts(counts: GraphCounts, out: TextIO) -> None:
