@@ -226,9 +226,10 @@ class Recall(BaseModel):
         )
 
     def render(self) -> str:
-        """A compact text of the subgraph for a prompt: numbered memories, then their links.
+        """A compact text of the subgraph for a prompt: memories, links, evoking impressions.
 
-        A fact that a newer one updated shows the time it held until.
+        The memories are numbered; a fact that a newer one updated shows the time it held until.
+        Each impression that evoked some of them comes with the owner's belief in it now.
         """
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
         lines = [
@@ -242,6 +243,11 @@ class Recall(BaseModel):
         ]
         lines += [
             f"[{number[link.source]}] {link.type} [{number[link.target]}]" for link in self.links
+        ]
+        lines += [
+            f"impression {impression.text} (belief {impression.belief:.2f}) evoked "
+            + " ".join(f"[{number[memory]}]" for memory in impression.memories)
+            for impression in self.impressions
         ]
         return "\n".join(lines)
 

@@ -116,8 +116,11 @@ def test_a_cancelled_call_leaves_the_whole_effect_or_none(
         await loop.run_in_executor(None, held.started.wait)  # the first observe is running
         for task in tasks:
             task.cancel()
+        # Every caller sees its call cancelled before the running one may end: the calls still
+        # queued are withdrawn from the pool first (asyncio does so before it wakes a caller),
+        # so none can start in the worker once the first is released.
+        await asyncio.wait(tasks)
         held.release.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
         return await aio.statistics(owner)  # runs after the running observe: one worker
 
     counts = asyncio.run(cancel_each())

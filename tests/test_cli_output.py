@@ -84,6 +84,27 @@ def test_plain_recall_shows_each_memorys_message_and_what_association_came_throu
     ]
 
 
+def test_plain_recall_names_the_impression_a_memory_was_evoked_through(tmp_path: Path) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    throat = {
+        "text": "My throat is sore.",
+        "message_id": "m1",
+        "at": "2026-03-03T15:00:00+00:00",
+    }
+    code, _out, errors = graphmem(where, "observe", "--owner", "ann", stdin=json.dumps(throat))
+    assert code == 0, errors
+    fever = ["recall", "--owner", "ann", "--peek", "-k", "1", "I started having a fever"]
+    code, text, errors = graphmem(where, *fever, "--at", "2026-03-04T08:00:00+00:00")
+    assert code == 0, errors
+    assert text.splitlines()[4] == (
+        '             evoked by the impression "The user has a cold"'
+        " (the owner's belief 0.67, the query's 0.40)"
+    )
+    # Worked by hand: the sore throat gave the cold 0.9 x 0.8 = 0.72 (the rule's sufficiency
+    # times a first-hand statement's belief), of which 0.72 x 0.5 ** (17 / 168) = 0.67 is left
+    # 17 hours later (a cold halves in 7 days); the fever implies 0.5 x 0.8 = 0.40.
+
+
 def test_a_memory_of_many_messages_or_none_names_them_or_its_kind() -> None:
     at = datetime(2026, 3, 1, 9, tzinfo=UTC)
     messages = [

@@ -122,6 +122,9 @@ def test_fever_recalls_yesterdays_sore_throat_first(
     assert cold.memories == [recall.memories[0].memory.id]
     assert recall.memories[0].evoked_by == cold.id
     assert all(item.evoked_by is None for item in recall.memories[1:])
+    # 0.9 x 0.8 = 0.72 from the sore throat, a day of a cold's 7-day half-life later:
+    # 0.72 x 0.5 ** (1 / 7) = 0.65.
+    assert recall.render().splitlines()[-1] == f"impression {story.cold} (belief 0.65) evoked [1]"
 
 
 def test_a_month_old_sore_throat_is_hardly_evoked(memory: GraphMem, owner: str) -> None:
