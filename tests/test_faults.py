@@ -228,17 +228,21 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
     failed_runs = 0
     for command in (observe(calm), job(calm), observe(slept)):
         failed_runs += run_to_the_end(command, environment)
-    # One restart for both: the ingestion of one owner, once under way (three lines printed),
-    # is held with SIGSTOP until the sleep job of another is under way too; then both go on and
-    # Neo4j restarts under them.
+    # One restart for both, with both mid-work: the ingestion of one owner, once under way
+    # (three of its 17 lines printed), is held with SIGSTOP; so is the sleep job of another once
+    # under way (three of its 19 steps); Neo4j restarts while both are held, then both go on.
     interrupted = {ingested: observe(ingested), slept: job(slept)}
     with forked_graphmem(interrupted[ingested], environment) as ingestion:
         under_way(ingestion)
         send(ingestion, signal.SIGSTOP)
         with forked_graphmem(interrupted[slept], environment) as sleep:
             under_way(sleep)
-            send(ingestion, signal.SIGCONT)
+            send(sleep, signal.SIGSTOP)
+            # Work was in flight when the server went down: neither run had ended.
+            assert [run.process.exitcode for run in (ingestion, sleep)] == [None, None]
             neo4j_server.script("restart")
+            for run in (ingestion, sleep):
+                send(run, signal.SIGCONT)
             for whom, run in ((ingested, ingestion), (slept, sleep)):
                 run.process.join()
                 if run.process.exitcode != 0:
@@ -255,8 +259,9 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
         assert canonical(graphs[whom]) == canonical(graphs[calm]), whom
     with capsys.disabled():
         print(
-            f"\nNeo4j restarted once during an ingestion and a sleep job: {failed_runs} runs"
-            f" failed and were run again; {len(CONVERSATION)} turns, each once; same graphs"
+            f"\nNeo4j restarted once under an ingestion and a sleep job, both mid-work:"
+            f" {failed_runs} runs failed and were run again; {len(CONVERSATION)} turns, each once;"
+            " same graphs"
         )
 
 
