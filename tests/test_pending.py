@@ -50,6 +50,20 @@ def model(body: dict[str, Any]) -> Reply:
 OFFLINE = OfflineCognition()
 
 
+def model_memory(
+    store: Store, embedder: CachedEmbedder, server: ScriptedServer, *, retries: int
+) -> tuple[GraphMem, OpenAIEndpoint]:
+    """A memory whose cognition asks the scripted server, and the endpoint it asks through."""
+    endpoint = OpenAIEndpoint(
+        server.base_url,
+        SecretStr("sk-test"),
+        timeout_seconds=2,
+        max_retries=retries,
+        backoff_seconds=0.01,
+    )
+    return GraphMem(store, embedder, OpenAICognition(endpoint, "scripted")), endpoint
+
+
 def offline_model(body: dict[str, Any]) -> Reply:
     """A model that answers every task as the offline cognition does."""
     return chat_reply(offline_answer(OFFLINE, body))
@@ -80,14 +94,7 @@ def test_a_model_that_dies_mid_ingestion_loses_nothing(
 ) -> None:
     with scripted_openai_server(responder=model) as server:
         port = server.port
-        endpoint = OpenAIEndpoint(
-            server.base_url,
-            SecretStr("sk-test"),
-            timeout_seconds=2,
-            max_retries=1,
-            backoff_seconds=0.01,
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=1)
         for number in range(4):
             at = START + timedelta(hours=number)
             assert not memory.observe(owner, TURNS[number], message_id=f"t{number}", at=at).pending
@@ -136,14 +143,7 @@ def test_a_model_failure_mid_batch_leaves_that_chunk_and_the_rest_pending(
         for number, text in enumerate(TURNS)
     ]
     with scripted_openai_server(responder=fails_on_day_six) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url,
-            SecretStr("sk-test"),
-            timeout_seconds=2,
-            max_retries=0,
-            backoff_seconds=0.01,
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         observed = memory.observe_many(owner, items)
         # Chunks of four: t0-t3 derived; t4-t7 failed at t6, so nothing of them is written;
         # t8-t11 were not tried. Every turn is stored.
@@ -169,10 +169,7 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
         for number, text in enumerate(TURNS)
     ]
     with scripted_openai_server(responder=lambda body: Reply(status=503)) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         assert all(item.pending for item in memory.observe_many(owner, items))
     with scripted_openai_server(responder=cannot_perceive_day_six, port=server.port):
         report = memory.consolidate(owner, at=START + timedelta(days=1))
@@ -205,10 +202,7 @@ def test_a_chunk_or_a_fact_the_model_cannot_answer_about_waits_and_the_job_goes_
         return offline_model(body)
 
     with scripted_openai_server(responder=offline_model) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         for number, text in enumerate(TURNS):
             at = START + timedelta(hours=number)
             assert not memory.observe(owner, text, message_id=f"t{number}", at=at).pending
@@ -232,10 +226,7 @@ def test_observe_does_not_ask_again_about_a_turn_the_model_answered_invalidly(
     store: Store, embedder: CachedEmbedder, owner: str
 ) -> None:
     with scripted_openai_server(responder=cannot_perceive_day_six) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         observed = [
             memory.observe(owner, text, message_id=f"t{n}", at=START + timedelta(hours=n))
             for n, text in enumerate(TURNS)
@@ -261,10 +252,7 @@ def test_observe_does_not_ask_again_about_a_dialogue_the_model_could_not_digest(
         return offline_model(body)
 
     with scripted_openai_server(responder=cannot_digest_day_one) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         for number, text in enumerate(TURNS):  # four sessions of three turns
             at = START + timedelta(days=number // 3, hours=number % 3)
             memory.observe(owner, text, message_id=f"t{number}", at=at, session=f"{number // 3}")
@@ -306,10 +294,7 @@ def test_turns_too_many_for_the_model_context_are_derived_in_halves_and_fewer_fr
         for day in range(18)
     ]
     with scripted_openai_server(responder=small_context) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url, SecretStr("sk-test"), timeout_seconds=2, max_retries=0
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=0)
         observed = memory.observe_many(owner, items[:12])
         assert [item.pending for item in observed] == [day == 6 for day in range(12)]
         # 12 and 6 refused, 3 and 3 answered: three at a time from then on. Then t6-t11: 6
@@ -378,14 +363,7 @@ def test_a_recall_perceives_its_query_through_the_model_and_goes_on_without_it(
         "My sister called about her new job.",
     ]
     with scripted_openai_server(responder=offline_model) as server:
-        endpoint = OpenAIEndpoint(
-            server.base_url,
-            SecretStr("sk-test"),
-            timeout_seconds=2,
-            max_retries=1,
-            backoff_seconds=0.01,
-        )
-        memory = GraphMem(store, embedder, OpenAICognition(endpoint, "scripted"))
+        memory, endpoint = model_memory(store, embedder, server, retries=1)
         for number, text in enumerate(day_one):
             memory.observe(owner, text, message_id=f"d{number}", at=START + number * HOUR)
         told = memory.recall(owner, "I started having a fever", k=3, peek=True, at=START + DAY)
