@@ -35,7 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from locomo import load
+from locomo import load, turn_item
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHMEM = [sys.executable, "-m", "graphmem"]
@@ -92,18 +92,7 @@ def history(data: Path, conversation: str, path: Path) -> int:
     """Write a LoCoMo conversation's turns as JSON lines of messages; how many."""
     [sample] = [sample for sample in load(data) if sample.conversation.sample_id == conversation]
     turns = sample.conversation.turns
-    lines = [
-        json.dumps(
-            {
-                "text": turn.text,
-                "message_id": turn.id,
-                "at": turn.at.isoformat(),
-                "speaker": turn.speaker,
-                "session": f"session_{turn.session}",
-            }
-        )
-        for turn in turns
-    ]
+    lines = [json.dumps({**turn_item(turn), "at": turn.at.isoformat()}) for turn in turns]
     path.write_text("\n".join(lines) + "\n")
     return len(turns)
 

@@ -34,7 +34,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from locomo import load
+from locomo import load, turn_item
 from sleep import START, conversation
 
 from graphmem import terms
@@ -52,19 +52,7 @@ Item = dict[str, Any]
 
 def locomo_workload(path: Path) -> list[list[Item]]:
     """The LoCoMo conversations' turns, one list a conversation, sessions in order."""
-    return [
-        [
-            {
-                "text": turn.text,
-                "message_id": turn.id,
-                "at": turn.at,
-                "speaker": turn.speaker,
-                "session": f"session_{turn.session}",
-            }
-            for turn in sample.conversation.turns
-        ]
-        for sample in load(path)
-    ]
+    return [[turn_item(turn) for turn in sample.conversation.turns] for sample in load(path)]
 
 
 def month_workload() -> list[list[Item]]:

@@ -68,6 +68,7 @@ from locomo import (
     open_memory,
     print_leads,
     rrf_scores,
+    turn_item,
 )
 from locomo import (
     bm25_scores as bm25_turn_scores,
@@ -196,18 +197,7 @@ def replay(
         for night in nights(clock, turns[0].at):
             memory.consolidate(owner, at=night)
         for turn in turns:
-            [observation] = memory.observe_many(
-                owner,
-                [
-                    {
-                        "text": turn.text,
-                        "message_id": turn.id,
-                        "at": turn.at,
-                        "speaker": turn.speaker,
-                        "session": f"session_{number}",
-                    }
-                ],
-            )
+            [observation] = memory.observe_many(owner, [turn_item(turn)])
             labels[turn.id] = max((item.importance for item in observation.memories), default=0)
         said += turns
         clock = turns[-1].at

@@ -524,6 +524,17 @@ def model_usage(memory: GraphMem) -> tuple[int, int]:
     return total.calls, total.prompt_tokens + total.completion_tokens
 
 
+def turn_item(turn: DialogueTurn) -> dict[str, Any]:
+    """A dialogue turn as `observe` and `observe_many` take it: its id, time, speaker, session."""
+    return {
+        "text": turn.text,
+        "message_id": turn.id,
+        "at": turn.at,
+        "speaker": turn.speaker,
+        "session": f"session_{turn.session}",
+    }
+
+
 def ingest(
     memory: GraphMem, owner: str, conversation: Conversation, facts: bool, *, batch: bool = False
 ) -> int:
@@ -535,16 +546,7 @@ def ingest(
     items: list[dict[str, Any]] = []
     for number, turns in groupby(conversation.turns, key=lambda turn: turn.session):
         session = list(turns)
-        items += [
-            {
-                "text": turn.text,
-                "message_id": turn.id,
-                "at": turn.at,
-                "speaker": turn.speaker,
-                "session": f"session_{number}",
-            }
-            for turn in session
-        ]
+        items += [turn_item(turn) for turn in session]
         items += [
             {
                 "text": fact.text,

@@ -69,7 +69,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from locomo import CACHE, Conversation, load, open_memory
+from locomo import CACHE, Conversation, load, open_memory, turn_item
 
 from graphmem import terms
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
@@ -100,16 +100,7 @@ LOGGED = re.compile(r" POST /v1/owners/[^/ ]+/(\w+) -> \d+ in ([\d.]+) ms$")
 
 def turn_items(conversation: Conversation) -> list[Item]:
     """A conversation's turns as `observe_many` takes them, in order."""
-    return [
-        {
-            "text": turn.text,
-            "message_id": turn.id,
-            "at": turn.at,
-            "speaker": turn.speaker,
-            "session": f"session_{turn.session}",
-        }
-        for turn in conversation.turns
-    ]
+    return [turn_item(turn) for turn in conversation.turns]
 
 
 def batches(items: list[Item], size: int) -> list[list[Item]]:
