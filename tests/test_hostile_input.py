@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, LiteralString, TypeVar, get_args, get_origin
+from typing import Any, LiteralString, Protocol, TypeVar, get_args, get_origin
 from urllib.parse import quote, unquote
 
 # Raw HTTP, so that what a client library would refuse to send reaches the server.
@@ -688,7 +688,17 @@ def wrong_types(victim: str) -> dict[str, list[tuple[str, Any]]]:
     }
 
 
-def observe_hostile_strings(run: ApiRun, bystander: str) -> None:
+class Observer(Protocol):
+    """A channel's run that observes and recalls for one owner, checking what comes back."""
+
+    def observe(self, what: str, case: Hostile, names: tuple[str, ...], **sent: str) -> None:
+        """Observe a message for the run's owner."""
+
+    def recall(self, what: str, case: Hostile) -> None:
+        """Recall with a hostile query."""
+
+
+def observe_hostile_strings(run: Observer, bystander: str) -> None:
     """Each hostile text (then as a query), message id, session and speaker, for one owner."""
     for index, case in enumerate(TEXTS + aimed_at(bystander)):
         run.observe(f"text {case}", case, ("text",), text=case.value, message_id=f"text-{index}")
@@ -2605,18 +2615,7 @@ def http_refusals(run: HttpRun, bystander: OwnerGraph) -> None:
 def http_strings(run: HttpRun, bystander: OwnerGraph) -> None:
     """Every hostile text, id, session and speaker observed (and each text recalled) verbatim
     or refused; every hostile string in every string field; the ids forgotten again."""
-    for index, case in enumerate(TEXTS + aimed_at(run.targets.bystander)):
-        run.observe(f"text {case}", case, ("text",), text=case.value, message_id=f"text-{index}")
-        run.recall(f"query {case}", case)
-    for case in IDS:
-        names = FIELD_NAMES["message_id"]
-        run.observe(f"message id {case}", case, names, text=PLAIN, message_id=case.value)
-    for index, case in enumerate(SESSIONS):
-        sent = {"text": PLAIN, "message_id": f"session-{index}", "session": case.value}
-        run.observe(f"session {case}", case, ("session",), **sent)
-    for index, case in enumerate(SPEAKERS):
-        sent = {"text": PLAIN, "message_id": f"speaker-{index}", "speaker": case.value}
-        run.observe(f"speaker {case}", case, ("speaker",), **sent)
+    observe_hostile_strings(run, run.targets.bystander)
     strings = list(
         {case.value: case for case in TEXTS + IDS + SESSIONS + SPEAKERS + OWNERS}.values()
     )
