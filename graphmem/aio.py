@@ -7,10 +7,11 @@ embedder or the model, and many coroutines may call it at once (GraphMem is safe
 between threads: each store verb is one transaction or holds the store's lock). At most
 `workers` verbs run at a time; the others wait their turn in the pool's queue.
 
-Cancelling a call leaves the whole effect or none: a call still waiting for a worker is
-dropped before it starts; a call already running goes on to its end in its thread (a turn is
-stored or not, never half; an observation's derivation completes or stays pending), and its
-result is discarded. `progress` callbacks are called in the worker thread.
+Cancelling a call leaves the whole effect or none: a call still waiting for a worker when the
+event loop next runs is withdrawn from the pool and never starts; a call a worker has taken
+goes on to its end in its thread (a turn is stored or not, never half; an observation's
+derivation completes or stays pending), and its result is discarded. `progress` callbacks are
+called in the worker thread.
 """
 
 import asyncio
