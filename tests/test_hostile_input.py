@@ -1157,6 +1157,18 @@ MCP_WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
 """Arguments of the wrong type or range, over a valid call: the tool error names the field."""
 
 
+def write_bystander(store: Store, embedder: CachedEmbedder, bystander: str) -> OwnerGraph:
+    """Store the bystander's texts through the API in a channel's store, then close it; the
+    bystander's graph, which the channel must leave as it is."""
+    try:
+        writer = GraphMem(store, embedder)
+        for number, text in enumerate(BYSTANDER_TEXTS):
+            writer.observe(bystander, text, message_id=f"b{number}")
+        return writer.export(bystander)
+    finally:
+        store.close()
+
+
 def mcp_launch(flavour: str, request: pytest.FixtureRequest, tmp_path: Path, cache: Path) -> Launch:
     """How to start `graphmem mcp` on one store, with the module's embedding cache."""
     env = clean_env() | {"GRAPHMEM_EMBEDDING_CACHE": str(cache)}
@@ -1334,14 +1346,7 @@ def test_hostile_calls_to_the_mcp_server(
     launch = mcp_launch(flavour, request, tmp_path, embedding_cache)
     raw = raw_graph(request) if flavour == "neo4j" else None
     bystander, limit = f"{owner}-b", f"{owner}-limit"
-    store = launch.open_store()
-    try:
-        writer = GraphMem(store, embedder)
-        for number, text in enumerate(BYSTANDER_TEXTS):
-            writer.observe(bystander, text, message_id=f"b{number}")
-        bystander_before = writer.export(bystander)
-    finally:
-        store.close()
+    bystander_before = write_bystander(launch.open_store(), embedder, bystander)
     schema_before = raw.schema() if raw is not None else None
 
     with counted("MCP") as tally:
@@ -2666,14 +2671,7 @@ def http_channel(
     where = cli_store(flavour, request, tmp_path, cache)
     raw = raw_graph(request) if flavour == "neo4j" else None
     bystander = f"{owner}-b"
-    store = http_store(flavour, request, tmp_path)
-    try:
-        writer = GraphMem(store, embedder)
-        for number, text in enumerate(BYSTANDER_TEXTS):
-            writer.observe(bystander, text, message_id=f"b{number}")
-        bystander_before = writer.export(bystander)
-    finally:
-        store.close()
+    bystander_before = write_bystander(http_store(flavour, request, tmp_path), embedder, bystander)
     schema_before = raw.schema() if raw is not None else None
     made = cli(where, "keys", "create", "--admin", "--json")
     assert made.returncode == 0, made.stderr
