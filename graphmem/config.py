@@ -56,7 +56,25 @@ class Settings(BaseModel):
     openai_backoff_seconds: float = Field(
         0.5, ge=0, description="first backoff cap; doubles per retry, full jitter"
     )
-    openai_max_concurrent: int = Field(4, gt=0, description="model calls in flight at once")
+    openai_max_concurrent: int = Field(
+        4,
+        gt=0,
+        description="model calls in flight at once, shared by every endpoint of the process for"
+        " the same base URL (the first one's limits hold)",
+    )
+    openai_requests_per_minute: int | None = Field(
+        None,
+        gt=0,
+        description="most requests sent in any 60 seconds to the base URL, shared like"
+        " max_concurrent; a request waits for room; unset: no budget",
+    )
+    openai_tokens_per_minute: int | None = Field(
+        None,
+        gt=0,
+        description="most tokens (prompt and answer, from the answer's usage; a prompt not yet"
+        " answered counts ASCII characters / 4 + other characters) in any 60 seconds to the base"
+        " URL, shared like max_concurrent; a request waits for room; unset: no budget",
+    )
     openai_json_mode: Literal["auto", "json_schema", "json_object"] = Field(
         "auto",
         description="how answers are asked for: by JSON schema, or as a JSON object with the"

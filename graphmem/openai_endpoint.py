@@ -1,10 +1,13 @@
 """The one module that talks to OpenAI-compatible HTTP endpoints (OpenAI, Ollama, vLLM, ...).
 
-Every call goes through `OpenAIEndpoint._call`: at most `max_concurrent` calls at once; retries
-with exponential backoff and full jitter on 429, 5xx, timeouts and connection errors, honouring
-Retry-After; token and call accounting per operation. Structured completions are validated with
-pydantic, get one repair request when invalid (not when cut off at the length limit), and can be
-cached on disk by model, prompt and schema so that a rerun does not pay twice.
+Every call goes through `OpenAIEndpoint._call`, and every request through the `Traffic` of its
+base URL, which all endpoints of the process for that URL share (`traffic_for`): at most
+`max_concurrent` requests in flight, an optional budget of requests and tokens per minute, and a
+pause for everyone when the endpoint answers with Retry-After. Calls are retried with exponential
+backoff and full jitter on 429, 5xx, timeouts and connection errors; tokens and calls are counted
+per operation. Structured completions are validated with pydantic, get one repair request when
+invalid (not when cut off at the length limit), and can be cached on disk by model, prompt and
+schema so that a rerun does not pay twice.
 """
 
 import email.utils
@@ -15,7 +18,12 @@ import random
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+import urllib.parse
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar
@@ -54,6 +62,9 @@ in the message (OpenAI's context_length_exceeded, vLLM's and llama.cpp's own wor
 
 REFUSAL_CHARS = 300
 """How much of an endpoint's error message a refusal repeats."""
+
+WINDOW_SECONDS = 60.0
+"""The window of the requests-per-minute and tokens-per-minute budgets."""
 
 
 class OperationUsage(BaseModel):
@@ -144,6 +155,12 @@ class ResponseCache:
         self._database.close()
 
 
+def used_tokens(reply: object) -> int | None:
+    """The tokens an answer says it used (prompt and completion), if it says."""
+    total = getattr(getattr(reply, "usage", None), "total_tokens", None)
+    return total if isinstance(total, int) else None
+
+
 def said_in(body: object) -> str:
     """The start of the message in an endpoint's error body, or nothing."""
     message = body.get("message") if isinstance(body, dict) else body
@@ -177,11 +194,239 @@ def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | No
     return max((moment - now).total_seconds(), 0.0)
 
 
-class OpenAIEndpoint:
-    """An OpenAI-compatible endpoint with retries, a concurrency bound, accounting and a cache.
+def prompt_tokens_estimate(texts: Iterable[str]) -> int:
+    """The tokens a prompt is counted as before its answer tells: ASCII characters / 4 + others.
 
-    The openai package is imported when the first endpoint is made, not with graphmem: it takes
-    about a second, which every `graphmem` command would pay without a model in use.
+    English runs at about four characters a token; Chinese at about one token a character, so
+    every character outside ASCII counts as a token. It only has to be near: the answer's usage
+    replaces it in the budget.
+    """
+    ascii_chars = other_chars = 0
+    for text in texts:
+        ascii_only = len(text.encode("ascii", errors="ignore"))
+        ascii_chars += ascii_only
+        other_chars += len(text) - ascii_only
+    return -(-ascii_chars // 4) + other_chars
+
+
+class TrafficLimits(BaseModel):
+    """The bounds of the traffic to one base URL."""
+
+    max_concurrent: int
+    """Requests in flight at once."""
+    requests_per_minute: int | None = None
+    """Requests sent in any 60 seconds; None: no budget."""
+    tokens_per_minute: int | None = None
+    """Tokens (prompt and answer) in any 60 seconds; None: no budget."""
+
+
+class TrafficState(BaseModel):
+    """What the traffic to one base URL is doing now, and how long callers have waited for it."""
+
+    base_url: str
+    limits: TrafficLimits
+    in_flight: int
+    """Requests sent and not yet answered."""
+    waiting: int
+    """Callers waiting now for a slot, the budget or a pause."""
+    requests_last_minute: int
+    tokens_last_minute: int
+    """Tokens of the requests of the last 60 seconds: the answer's usage where it came, else
+    the prompt's estimate (`prompt_tokens_estimate`)."""
+    paused_for_seconds: float
+    """How much longer every request waits because the endpoint said Retry-After; 0 if not."""
+    waits: int
+    """Requests that had to wait, since the traffic was made."""
+    waited_seconds: float
+    """Their waits together."""
+
+
+@dataclass
+class Sent:
+    """One request in the budget's window: when it was sent and the tokens it counts for."""
+
+    at: float
+    tokens: int
+
+
+class Traffic:
+    """The requests to one base URL: a concurrency bound, a per-minute budget and pauses.
+
+    A request waits, in its caller's thread, until all three allow it: no pause is running, the
+    last 60 seconds (a sliding window) leave room for one more request and for its estimated
+    tokens, and fewer than `max_concurrent` requests are in flight. A request counts in the
+    window from the moment it is sent; its tokens are the prompt's estimate until the answer's
+    usage (prompt and completion) replaces them, and stay the estimate if no usage comes. A
+    request whose estimate alone exceeds the token budget waits for an empty window and then
+    goes. Waits for the budget or a pause use `sleep` (time to sleep, measured by `clock`);
+    waits for a slot are woken by the request that frees it. Callers are not served in order.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        limits: TrafficLimits,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.base_url = base_url
+        self.limits = limits
+        self._clock = clock
+        self._sleep = sleep
+        self._changed = threading.Condition()
+        self._sent: deque[Sent] = deque()
+        self._in_flight = 0
+        self._waiting = 0
+        self._paused_until = 0.0
+        self._waits = 0
+        self._waited_seconds = 0.0
+
+    @contextmanager
+    def request(self, estimated_tokens: int) -> Iterator[Sent]:
+        """Wait until a request may be sent, and hold its slot for the block."""
+        sent = self._admit(estimated_tokens)
+        try:
+            yield sent
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+                self._changed.notify_all()
+
+    def used(self, sent: Sent, tokens: int | None) -> None:
+        """Count a request as the tokens its answer says it used (None: keep the estimate)."""
+        if tokens is not None:
+            with self._changed:
+                sent.tokens = tokens
+
+    def pause(self, seconds: float) -> None:
+        """Hold every request for `seconds` from now (a pause running longer is kept)."""
+        with self._changed:
+            self._paused_until = max(self._paused_until, self._clock() + seconds)
+        log.info("%s asked to wait %.1f s: every request to it waits", self.base_url, seconds)
+
+    def state(self) -> TrafficState:
+        """The traffic's state now."""
+        with self._changed:
+            now = self._clock()
+            self._forget(now)
+            return TrafficState(
+                base_url=self.base_url,
+                limits=self.limits,
+                in_flight=self._in_flight,
+                waiting=self._waiting,
+                requests_last_minute=len(self._sent),
+                tokens_last_minute=sum(sent.tokens for sent in self._sent),
+                paused_for_seconds=max(self._paused_until - now, 0.0),
+                waits=self._waits,
+                waited_seconds=self._waited_seconds,
+            )
+
+    def _admit(self, estimated_tokens: int) -> Sent:
+        """Wait for a pause, the budget and a slot; then count the request as sent."""
+        arrived = self._clock()
+        waited = False
+        with self._changed:
+            self._waiting += 1
+        try:
+            while True:
+                with self._changed:
+                    now = self._clock()
+                    self._forget(now)
+                    until = self._ready_at(estimated_tokens)
+                    if until <= now and self._in_flight < self.limits.max_concurrent:
+                        if waited:
+                            self._waits += 1
+                            self._waited_seconds += now - arrived
+                        self._in_flight += 1
+                        sent = Sent(at=now, tokens=estimated_tokens)
+                        self._sent.append(sent)
+                        return sent
+                    waited = True
+                    if until <= now:  # only a slot is missing: the request that frees one wakes us
+                        self._changed.wait()
+                        continue
+                log.debug("%s: a request waits %.1f s for its budget", self.base_url, until - now)
+                self._sleep(until - now)
+        finally:
+            with self._changed:
+                self._waiting -= 1
+
+    def _ready_at(self, estimated_tokens: int) -> float:
+        """When the pause and the budget allow one more request (under the lock, window fresh)."""
+        until = self._paused_until
+        sent = self._sent
+        most = self.limits.requests_per_minute
+        if most is not None and len(sent) >= most:
+            until = max(until, sent[len(sent) - most].at + WINDOW_SECONDS)
+        budget = self.limits.tokens_per_minute
+        if budget is not None:
+            total = sum(request.tokens for request in sent) + estimated_tokens
+            for request in sent:  # oldest first: wait until enough of them leave the window
+                if total <= budget:
+                    break
+                total -= request.tokens
+                until = max(until, request.at + WINDOW_SECONDS)
+        return until
+
+    def _forget(self, now: float) -> None:
+        """Drop the requests older than the window (under the lock)."""
+        while self._sent and self._sent[0].at + WINDOW_SECONDS <= now:
+            self._sent.popleft()
+
+
+def url_shown(base_url: str) -> str:
+    """A base URL as traffic is keyed and logged by: without user and password, nor a last /."""
+    parts = urllib.parse.urlsplit(base_url.rstrip("/"))
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit(parts._replace(netloc=host))
+
+
+_traffic_lock = threading.Lock()
+_traffic: "weakref.WeakValueDictionary[str, Traffic]" = weakref.WeakValueDictionary()
+"""The traffic of each base URL, held as long as an endpoint holds it."""
+
+
+def traffic_for(
+    base_url: str,
+    max_concurrent: int,
+    requests_per_minute: int | None = None,
+    tokens_per_minute: int | None = None,
+) -> Traffic:
+    """The traffic of a base URL that every live endpoint of this process for it shares.
+
+    The first endpoint's limits make it; an endpoint asking for other limits while it lives gets
+    it with the first limits, and a warning says so. When no endpoint holds it any more it is
+    forgotten, and the next endpoint for the URL starts a new one with its own limits.
+    """
+    limits = TrafficLimits(
+        max_concurrent=max_concurrent,
+        requests_per_minute=requests_per_minute,
+        tokens_per_minute=tokens_per_minute,
+    )
+    key = url_shown(base_url)
+    with _traffic_lock:
+        traffic = _traffic.get(key)
+        if traffic is None:
+            traffic = Traffic(key, limits)
+            _traffic[key] = traffic
+        elif traffic.limits != limits:
+            log.warning(
+                "%s is already in use in this process with limits %s; they hold, not %s",
+                key,
+                traffic.limits,
+                limits,
+            )
+    return traffic
+
+
+class OpenAIEndpoint:
+    """An OpenAI-compatible endpoint with retries, shared traffic limits, accounting and a cache.
+
+    Its requests go through `traffic`: given, or else the one all endpoints of the process for
+    the same base URL share (`traffic_for`, whose first limits hold). The openai package is
+    imported when the first endpoint is made, not with graphmem: it takes about a second, which
+    every `graphmem` command would pay without a model in use.
     """
 
     def __init__(
@@ -193,9 +438,12 @@ class OpenAIEndpoint:
         max_retries: int,
         backoff_seconds: float = 0.5,
         max_concurrent: int = 4,
+        requests_per_minute: int | None = None,
+        tokens_per_minute: int | None = None,
         cache: ResponseCache | None = None,
         json_mode: Literal["json_schema", "json_object"] | None = None,
         max_tokens: int | None = None,
+        traffic: Traffic | None = None,
     ) -> None:
         import openai  # noqa: PLC0415 (imported on first use; see the class docstring)
 
@@ -207,7 +455,10 @@ class OpenAIEndpoint:
         )
         self._max_retries = max_retries
         self._backoff_seconds = backoff_seconds
-        self._slots = threading.BoundedSemaphore(max_concurrent)
+        if traffic is None:
+            traffic = traffic_for(base_url, max_concurrent, requests_per_minute, tokens_per_minute)
+        self.traffic = traffic
+        """The bounds this endpoint's requests share with the other endpoints of its URL."""
         self._cache = cache
         self._limit = None if max_tokens is None else {"max_tokens": max_tokens}
         """The answer's token cap as an extra body field: sent the same way by every version of
@@ -223,7 +474,9 @@ class OpenAIEndpoint:
         """Embed texts with `model`, one vector of `dimensions` per text, in order."""
         self.accounting.add("embed", calls=1)
         response = self._call(
-            "embed", lambda: self._client.embeddings.create(model=model, input=list(texts))
+            "embed",
+            lambda: self._client.embeddings.create(model=model, input=list(texts)),
+            prompt_tokens_estimate(texts),
         )
         self.accounting.add("embed", prompt_tokens=response.usage.prompt_tokens)
         vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
@@ -280,6 +533,10 @@ class OpenAIEndpoint:
         raise ModelOutputError(
             f"the model's answer to {operation} was invalid twice; last problem: {problem}"
         )
+
+    def traffic_state(self) -> TrafficState:
+        """The state of the traffic this endpoint shares: in flight, budget used, waits."""
+        return self.traffic.state()
 
     def close(self) -> None:
         """Close the HTTP connections and the cache."""
@@ -370,6 +627,7 @@ class OpenAIEndpoint:
         }
         if not by_schema:
             response_format = {"type": "json_object"}
+        texts = [str(message.get("content") or "") for message in sent]
         return self._call(
             operation,
             lambda: self._client.chat.completions.create(
@@ -379,18 +637,26 @@ class OpenAIEndpoint:
                 response_format=response_format,
                 extra_body=self._limit,
             ),
+            prompt_tokens_estimate(texts),
         )
 
-    def _call(self, operation: str, send: Callable[[], Reply]) -> Reply:
-        """Send one request, retrying transient failures; translate errors to graphmem's."""
+    def _call(self, operation: str, send: Callable[[], Reply], estimated_tokens: int) -> Reply:
+        """Send one request, retrying transient failures; translate errors to graphmem's.
+
+        Each attempt waits for the shared traffic. A Retry-After of at most
+        MAX_RETRY_AFTER_SECONDS pauses that traffic, so every caller of the URL waits it out
+        (this one's retry too); a longer one fails the call and pauses no one.
+        """
         import openai  # noqa: PLC0415 (imported already by __init__: a lookup in sys.modules)
 
         refused = None
         for attempt in range(self._max_retries + 1):
-            with self._slots:
+            with self.traffic.request(estimated_tokens) as sent:
                 self.accounting.add(operation, requests=1)
                 try:
-                    return send()
+                    reply = send()
+                    self.traffic.used(sent, used_tokens(reply))
+                    return reply
                 except openai.AuthenticationError as error:
                     refused = error.status_code  # raised below: the request holds the key
                     break
@@ -398,6 +664,8 @@ class OpenAIEndpoint:
                     failure = f"HTTP {error.status_code}"
                     status = error.status_code
                     wait = retry_after_seconds(error.response.headers, datetime.now(UTC))
+                    if wait is not None and 0 < wait <= MAX_RETRY_AFTER_SECONDS:
+                        self.traffic.pause(wait)
                 except openai.APIStatusError as error:
                     self.accounting.add(operation, failures=1)
                     said = said_in(error.body)
@@ -420,8 +688,8 @@ class OpenAIEndpoint:
             if attempt == self._max_retries or (wait or 0.0) > MAX_RETRY_AFTER_SECONDS:
                 break
             self.accounting.add(operation, retries=1)
-            cap = self._backoff_seconds * 2**attempt
-            time.sleep(wait if wait is not None else self._random.uniform(0, cap))
+            if wait is None:  # else the traffic's pause holds the next attempt
+                time.sleep(self._random.uniform(0, self._backoff_seconds * 2**attempt))
         self.accounting.add(operation, failures=1)
         if refused is not None:  # outside the except block, so without the request's error
             raise ConfigurationError(f"the model endpoint refused the API key (HTTP {refused})")

@@ -91,6 +91,8 @@ def _endpoint(settings: Settings) -> OpenAIEndpoint:
         max_retries=settings.openai_max_retries,
         backoff_seconds=settings.openai_backoff_seconds,
         max_concurrent=settings.openai_max_concurrent,
+        requests_per_minute=settings.openai_requests_per_minute,
+        tokens_per_minute=settings.openai_tokens_per_minute,
         json_mode=None if settings.openai_json_mode == "auto" else settings.openai_json_mode,
         cache=None if cache is None else ResponseCache(cache),
         max_tokens=settings.openai_max_tokens,
