@@ -19,7 +19,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -28,10 +28,13 @@ from graphmem.config import Settings
 from graphmem.embedding import Embedder
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.memory import GraphMem
+from graphmem.nightly import LEASE
 from graphmem.results import (
     Forgotten,
     GraphCounts,
     Health,
+    NightProgress,
+    NightReport,
     Observation,
     OwnerGraph,
     Recall,
@@ -139,6 +142,25 @@ class AsyncGraphMem:
     ) -> SleepReport:
         """GraphMem.consolidate, awaitable."""
         return await self._run(self.memory.consolidate, owner, at=at, progress=progress)
+
+    async def consolidate_all(
+        self,
+        *,
+        at: datetime | None = None,
+        prefix: str = "",
+        workers: int = 1,
+        lease: timedelta = LEASE,
+        progress: Callable[[SleepProgress | NightProgress], None] | None = None,
+    ) -> NightReport:
+        """GraphMem.consolidate_all, awaitable (its workers are threads of their own)."""
+        return await self._run(
+            self.memory.consolidate_all,
+            at=at,
+            prefix=prefix,
+            workers=workers,
+            lease=lease,
+            progress=progress,
+        )
 
     async def owners(self) -> list[str]:
         """GraphMem.owners, awaitable."""

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,10 +27,13 @@ from graphmem.errors import ConfigurationError, GraphMemError, InvalidInputError
 from graphmem.file_formats import export_records, read_export, read_history, read_messages
 from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
 from graphmem.model import Link, LinkType, Node, Turn, check_text
+from graphmem.nightly import LEASE
 from graphmem.results import (
     EvokedImpression,
     GraphCounts,
     Health,
+    NightProgress,
+    NightReport,
     Observation,
     OwnerGraph,
     Recall,
@@ -606,44 +609,118 @@ class ProgressPrinter:
         self._out = out
         self._every = every
         self._terminal = out.isatty()
+        self._tally = ""
+        """Where a job over many owners is; shown before the latest item on a terminal."""
 
-    def __call__(self, progress: SleepProgress) -> None:
+    def __call__(self, progress: SleepProgress | NightProgress) -> None:
         """Show where the job is."""
+        if isinstance(progress, NightProgress):
+            self._night(progress)
+            return
         line = (
             f"{progress.owner}: {progress.step} {progress.done}, {progress.model_calls} model"
             f" calls, {progress.seconds:.1f} s"
         )
         if self._terminal:
-            print(f"\r\033[K{line}", end="", file=self._out, flush=True)
+            self._status(f"{self._tally} · {line}" if self._tally else line)
         elif progress.done == 1 or progress.done % self._every == 0:
-            print(line, file=self._out, flush=True)
+            self._line(line)
 
-    def report(self, report: SleepReport) -> None:
-        """Show what the job did for one owner."""
-        if self._terminal:
-            print("\r\033[K", end="", file=self._out)
+    def report(self, report: SleepReport, worker: str | None = None) -> None:
+        """Show what the job did for one owner (and which worker did it, in a nightly job)."""
         counts = ", ".join(f"{name} {count}" for name, count in sorted(report.counts.items()))
         calls = ", ".join(f"{name} {count}" for name, count in sorted(report.model_calls.items()))
-        print(
-            f"{report.owner}: done in {report.seconds:.1f} s; {counts or 'nothing to do'};"
-            f" model calls: {calls or 'none'}",
-            file=self._out,
-            flush=True,
+        by = "" if worker is None else f" by {worker}"
+        self._line(
+            f"{report.owner}: done in {report.seconds:.1f} s{by}; {counts or 'nothing to do'};"
+            f" model calls: {calls or 'none'}"
         )
+
+    def summary(self, night: NightReport) -> None:
+        """Show how every owner's job ended, the failed ones with why."""
+        counts = ", ".join(
+            f"{night.count(outcome)} {outcome}" for outcome in ("done", "skipped", "failed", "lost")
+        )
+        self._line(
+            f"{counted(len(night.owners), 'owner')} in {night.seconds:.1f} s by"
+            f" {counted(night.workers, 'worker')}: {counts}"
+        )
+        for failed in night.owners:
+            if failed.outcome == "failed":
+                self._line(f"  {failed.owner} failed: {failed.why}")
+
+    def _night(self, progress: NightProgress) -> None:
+        """Show an owner claimed or ended, and the tally of the job over every owner."""
+        latest = progress.latest
+        ended = progress.done + progress.skipped + progress.failed + progress.lost
+        left = (
+            "" if progress.seconds_left is None else f", about {progress.seconds_left:.0f} s left"
+        )
+        self._tally = (
+            f"{ended} of {counted(progress.owners, 'owner')} ended ({progress.done} done,"
+            f" {progress.skipped}"
+            f" skipped, {progress.failed} failed, {progress.lost} lost) in"
+            f" {progress.seconds:.0f} s{left}"
+        )
+        if latest.outcome == "claimed":
+            if not self._terminal:
+                self._line(f"{latest.owner}: claimed by {latest.worker}")
+            return
+        if latest.report is not None:
+            self.report(latest.report, latest.worker)
+        else:
+            self._line(f"{latest.owner}: {latest.outcome} by {latest.worker}: {latest.why}")
+        if self._terminal:
+            self._status(self._tally)
+        elif ended == 1 or ended % self._every == 0:
+            self._line(self._tally)
+
+    def _status(self, line: str) -> None:
+        """Show the line that the next one rewrites, on a terminal."""
+        self._write(f"\r\033[K{line}")
+
+    def _line(self, line: str) -> None:
+        """Print a line to keep, over the status line on a terminal."""
+        self._write(f"\r\033[K{line}\n" if self._terminal else f"{line}\n")
+
+    def _write(self, text: str) -> None:
+        """Write in one call: the lines of jobs sharing an output (a log) never cut each other."""
+        self._out.write(text)
+        self._out.flush()
 
 
 def run_consolidate(
-    settings: Settings, owner: str | None, at: datetime | None, every: int, out: TextIO
+    settings: Settings, arguments: argparse.Namespace, every: int, out: TextIO
 ) -> None:
-    """Run the sleep job for one owner, or for every owner when `owner` is None."""
+    """Run the sleep job for one owner, or for every owner with --all (by workers, leased)."""
     printer = ProgressPrinter(out, every)
+    nightly = {
+        "--workers": arguments.workers,
+        "--lease": arguments.lease,
+        "--prefix": arguments.prefix,
+    }
     with GraphMem.open(settings) as memory:
-        owners = [owner] if owner is not None else memory.owners()
-        for name in owners:
-            report = memory.consolidate(name, at=at, progress=printer)
+        if arguments.owner is not None:
+            if given := [flag for flag, value in nightly.items() if value is not None]:
+                raise InvalidInputError(f"{', '.join(given)}: only with --all, not with --owner")
+            report = memory.consolidate(arguments.owner, at=arguments.at, progress=printer)
             printer.report(report)
-            if not any(report.counts.values()) and memory.statistics(name).total == 0:
-                say_unknown(name, out)
+            if not any(report.counts.values()) and memory.statistics(arguments.owner).total == 0:
+                say_unknown(arguments.owner, out)
+            return
+        night = memory.consolidate_all(
+            at=arguments.at,
+            prefix=arguments.prefix or "",
+            workers=arguments.workers or 1,
+            lease=LEASE if arguments.lease is None else timedelta(seconds=arguments.lease),
+            progress=printer,
+        )
+        printer.summary(night)
+        if failed := night.count("failed"):
+            raise GraphMemError(
+                f"{failed} of {len(night.owners)} owners failed (listed above); their work done"
+                " so far is kept, and the next run resumes them"
+            )
 
 
 def moment(text: str) -> datetime:
@@ -867,8 +944,25 @@ def parser() -> argparse.ArgumentParser:
         help="the sleep job: summaries, events, consolidation, re-tiering",
     )
     sleep.add_argument(
-        "--log-every", type=int, default=100, help="items between log lines (not on a terminal)"
+        "--log-every",
+        type=int,
+        default=100,
+        help="items (and owners, with --all) between log lines (not on a terminal)",
     )
+    sleep.add_argument(
+        "--workers",
+        type=int,
+        help="with --all: owners consolidated at once by this process (default 1); start the"
+        " command on more machines to share the owners of one Neo4j",
+    )
+    sleep.add_argument(
+        "--lease",
+        type=float,
+        metavar="SECONDS",
+        help="with --all: how long a worker's claim on an owner holds unrenewed; a dead"
+        f" worker's owners are taken over after it (default {LEASE.total_seconds():.0f})",
+    )
+    sleep.add_argument("--prefix", help="with --all: only the owners whose name starts with this")
     add_counting(commands, common, owned, one_or_all)
     export = commands.add_parser(
         "export", parents=[owned], help="write one owner's memory as JSON lines"
@@ -1070,8 +1164,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             out=out,
         )
     elif command == "consolidate":
-        every = max(arguments.log_every, 1)
-        run_consolidate(settings, arguments.owner, arguments.at, every, out)
+        run_consolidate(settings, arguments, max(arguments.log_every, 1), out)
     elif command == "stats":
         run_stats(settings, arguments.owner, arguments.json, out)
     elif command == "owners":

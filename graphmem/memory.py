@@ -8,7 +8,7 @@ graphmem.recalling (recall), graphmem.sleep (consolidate) and graphmem.forgettin
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
 
@@ -34,6 +34,7 @@ from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import check_identifier, check_owner
+from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import cognition_name, open_parts
 from graphmem.recalling import Budget, Recalling
@@ -41,6 +42,8 @@ from graphmem.results import (
     Forgotten,
     GraphCounts,
     Health,
+    NightProgress,
+    NightReport,
     Observation,
     OwnerGraph,
     Recall,
@@ -270,6 +273,41 @@ class GraphMem:
             derive_pending=self._ingestion.derive_all_pending,
             progress=progress,
         )
+
+    def consolidate_all(
+        self,
+        *,
+        at: datetime | None = None,
+        prefix: str = "",
+        workers: int = 1,
+        lease: timedelta = LEASE,
+        progress: Callable[[SleepProgress | NightProgress], None] | None = None,
+    ) -> NightReport:
+        """The sleep job for every owner whose name starts with `prefix`, by `workers` threads.
+
+        Each owner is claimed with a lease kept in the store, so that jobs in other processes
+        or on other machines sharing the store (Neo4j) take other owners, and an owner whose
+        worker died is taken over when its lease lapses and resumed where it stopped
+        (graphmem.nightly). An owner whose job ended after this one started is skipped; one
+        whose job fails (a GraphMemError: the model unreachable, ...) is reported and the job
+        goes on. `progress` hears every item and every owner claimed or ended, one at a time.
+        """
+        if not isinstance(prefix, str):
+            raise InvalidInputError(f"prefix must be a string, not {type(prefix).__name__}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
+            raise InvalidInputError(f"workers must be a whole number from 1 to 64, not {workers!r}")
+        if not isinstance(lease, timedelta):
+            raise InvalidInputError(f"lease must be a timedelta, not {type(lease).__name__}")
+        if lease < MIN_LEASE:
+            raise InvalidInputError(f"lease must be at least 1 s, not {lease.total_seconds():g} s")
+        moment = None if at is None else moment_or_now(at)
+        owners = [owner for owner in self._store.owners() if owner.startswith(prefix)]
+
+        def consolidate(owner: str, told: Callable[[SleepProgress], None]) -> SleepReport:
+            return self.consolidate(owner, at=moment, progress=told)
+
+        job = NightlyJob(self._store, consolidate, lease=lease, progress=progress)
+        return job.run(owners, workers)
 
     def owners(self) -> list[str]:
         """Every owner that has a turn stored, sorted."""

@@ -7,7 +7,7 @@ type they show from one place and never reach into the stores.
 """
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,8 +30,11 @@ __all__ = [
     "GraphCounts",
     "Health",
     "HealthCounts",
+    "NightProgress",
+    "NightReport",
     "Observation",
     "OwnerGraph",
+    "OwnerNight",
     "Recall",
     "RecalledMemory",
     "SleepProgress",
@@ -99,6 +102,56 @@ class SleepReport(BaseModel):
     counts: dict[str, int]
     model_calls: dict[str, int]
     seconds: float
+
+
+class OwnerNight(BaseModel):
+    """How one owner's nightly job went under `GraphMem.consolidate_all`, by which worker.
+
+    `outcome`: claimed (the worker took the lease and starts), done, skipped (ended at or after
+    this job started, by `worker`, the worker named in `why`), failed (`why`: the error), lost
+    (the worker's lease lapsed and another worker took the owner over; it finishes the job).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    worker: str
+    outcome: Literal["claimed", "done", "skipped", "failed", "lost"]
+    why: str | None = None
+    report: SleepReport | None = None
+    """What the job did, when done."""
+
+
+class NightProgress(BaseModel):
+    """Where a job over many owners is, after an owner was claimed or ended."""
+
+    model_config = ConfigDict(frozen=True)
+
+    latest: OwnerNight
+    owners: int
+    """Owners the job is over."""
+    done: int
+    skipped: int
+    failed: int
+    lost: int
+    seconds: float
+    seconds_left: float | None
+    """An estimate: the seconds an owner ended took on average, times the owners left (None
+    until one ended)."""
+
+
+class NightReport(BaseModel):
+    """What a job over many owners did: each owner's ending, in the order they ended."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owners: list[OwnerNight]
+    workers: int
+    seconds: float
+
+    def count(self, outcome: str) -> int:
+        """How many owners ended so: done, skipped, failed or lost."""
+        return sum(night.outcome == outcome for night in self.owners)
 
 
 class Health(BaseModel):

@@ -169,14 +169,14 @@ class Sleep:
         every step (GraphMem.consolidate says what the job guarantees).
         """
         started = time.perf_counter()
-        calls_before = Counter(self._cognition.calls)
+        calls_before = Counter(self._cognition.calls_here())
         steps: Counter[str] = Counter()
 
         def done(step: str) -> None:
             """Count an item of `step` done and tell `progress`."""
             steps[step] += 1
             if progress is not None:
-                calls = sum(self._cognition.calls.values()) - sum(calls_before.values())
+                calls = sum(self._cognition.calls_here().values()) - sum(calls_before.values())
                 progress(
                     SleepProgress(
                         owner=owner,
@@ -195,7 +195,7 @@ class Sleep:
         return SleepReport(
             owner=owner,
             counts=dict(counts),
-            model_calls=dict(self._cognition.calls - calls_before),
+            model_calls=dict(self._cognition.calls_here() - calls_before),
             seconds=time.perf_counter() - started,
         )
 

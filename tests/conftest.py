@@ -91,6 +91,40 @@ def forked_graphmem(
             process.join()
 
 
+@contextmanager
+def forked_together(
+    commands: list[list[str]], environment: dict[str, str]
+) -> Iterator[tuple[list[BaseProcess], TextIO]]:
+    """Run several `graphmem` commands in forked processes writing to one pipe: their lines
+    come in the order they were written (a line is one write, atomic in a pipe). Each is killed
+    with SIGKILL if it still runs at the end."""
+    with tempfile.TemporaryDirectory() as folder:
+        reader, writer = FORKS.Pipe(duplex=False)
+        processes: list[BaseProcess] = []
+        for number, arguments in enumerate(commands):
+            own = Path(folder) / str(number)
+            own.mkdir()
+            (own / "stdin").touch()
+            (own / "stderr").touch()
+            processes.append(
+                FORKS.Process(
+                    target=_graphmem_in_fork, args=(arguments, environment, writer, str(own))
+                )
+            )
+        for process in processes:
+            process.start()
+        writer.close()  # the children hold the only writing ends: their exits end the output
+        try:
+            with open(os.dup(reader.fileno()), encoding="utf-8") as out:
+                reader.close()
+                yield processes, out
+        finally:
+            for process in processes:
+                if process.is_alive():
+                    process.kill()
+                process.join()
+
+
 def run_forked(
     arguments: list[str], environment: dict[str, str], stdin: str = ""
 ) -> subprocess.CompletedProcess[str]:

@@ -5,6 +5,7 @@ are the rest of the instructions a model sees (they go out in the JSON schema). 
 pydantic models too, so nothing untyped crosses the port.
 """
 
+import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import Annotated, Generic, Literal, Protocol, TypeVar
@@ -384,28 +385,42 @@ class CountedCognition:
     def __init__(self, inner: Cognition) -> None:
         self.inner = inner
         self.calls: Counter[str] = Counter()
+        """Every call made through this cognition, by task."""
+        self._here = threading.local()
+
+    def calls_here(self) -> Counter[str]:
+        """The calls made from the calling thread, by task: one job's among concurrent ones."""
+        if not hasattr(self._here, "calls"):
+            self._here.calls = Counter()
+        calls: Counter[str] = self._here.calls
+        return calls
+
+    def _count(self, task: str) -> None:
+        """Count a call of `task`, in all and for the calling thread."""
+        self.calls[task] += 1
+        self.calls_here()[task] += 1
 
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Score the attention a new item deserves, in the light of its working memory."""
-        self.calls[LABEL_ATTENTION.name] += 1
+        self._count(LABEL_ATTENTION.name)
         return self.inner.label_attention(question)
 
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
         """Summarise the substance of a dialogue and tag the major events it mentions."""
-        self.calls[DIGEST_DIALOGUE.name] += 1
+        self._count(DIGEST_DIALOGUE.name)
         return self.inner.digest_dialogue(dialogue)
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
-        self.calls[MERGE_EVENT.name] += 1
+        self._count(MERGE_EVENT.name)
         return self.inner.merge_event(update)
 
     def judge_facts(self, question: FactComparisons) -> FactJudgements:
         """Judge how each new statement relates to each of its older ones, in their order."""
-        self.calls[JUDGE_FACTS.name] += 1
+        self._count(JUDGE_FACTS.name)
         return self.inner.judge_facts(question)
 
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
         """Label each new item's attention and infer its impressions, in one judgement."""
-        self.calls[PERCEIVE.name] += 1
+        self._count(PERCEIVE.name)
         return self.inner.perceive(question)

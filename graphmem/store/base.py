@@ -201,6 +201,24 @@ class StoreTraffic(BaseModel):
     """Cypher statements sent to the server, retries included (none on the embedded store)."""
 
 
+class OwnerClaim(BaseModel):
+    """What a worker found when it claimed an owner's nightly job (`Store.claim_owner`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    claimed: bool
+    """The worker holds the owner's lease now (claimed or renewed)."""
+    holder: str | None
+    """The worker that holds the lease now, or None."""
+    until: datetime | None
+    """When the holder's lease lapses unless renewed."""
+    slept_at: datetime | None
+    """When the owner's last job ended (done or failed), and by which worker, with why if it
+    failed."""
+    slept_by: str | None
+    failure: str | None
+
+
 class SummaryChange(BaseModel):
     """A dialogue summary memory, the turns it is FROM, and the events it changed, in order."""
 
@@ -568,6 +586,23 @@ class Store(Protocol):
 
     def owners(self) -> list[str]:
         """Every owner that has a turn, sorted."""
+
+    def claim_owner(
+        self, owner: str, worker: str, now: datetime, until: datetime, since: datetime
+    ) -> OwnerClaim:
+        """Claim (or renew) the lease on an owner's nightly job for `worker` until `until`.
+
+        Claimed when no worker holds the lease, this one does, or the holder's lapsed (its
+        `until` is not after `now`); not when the owner's last job ended at or after `since`
+        (done already by this night's work), nor while another worker's lease holds. One
+        atomic step: two workers claiming at once never both get the lease.
+        """
+
+    def release_owner(self, owner: str, worker: str, now: datetime, failure: str | None) -> bool:
+        """End `worker`'s lease on the owner, its job ended at `now` (failed: why); say if held.
+
+        Nothing changes (False) when another worker holds the lease now.
+        """
 
     def save_key(self, key: ApiKey) -> None:
         """Store a new API key's record, outside every owner's graph."""

@@ -57,6 +57,7 @@ from graphmem.store.base import (
     HealthCounts,
     ImpressionTrail,
     Neighbourhood,
+    OwnerClaim,
     OwnerGraph,
     Provenance,
     SimilarMemory,
@@ -821,6 +822,19 @@ class Neo4jStore:
         """Every owner that has a turn, sorted."""
         [row] = self._run(load_statement("owners"), {}, read=True)
         return list(row["owners"])
+
+    def claim_owner(
+        self, owner: str, worker: str, now: datetime, until: datetime, since: datetime
+    ) -> OwnerClaim:
+        """Claim (or renew) the lease on an owner's nightly job: on its Owner node."""
+        parameters = {"owner": owner, "worker": worker, "now": now, "until": until, "since": since}
+        [row] = self._write(owner, load_statement("claim_owner"), parameters)
+        return OwnerClaim.model_validate({key: _native(value) for key, value in row.items()})
+
+    def release_owner(self, owner: str, worker: str, now: datetime, failure: str | None) -> bool:
+        """End `worker`'s lease on the owner, its job ended at `now` (failed: why); say if held."""
+        parameters = {"owner": owner, "worker": worker, "now": now, "failure": failure}
+        return bool(self._write(owner, load_statement("release_owner"), parameters))
 
     def save_key(self, key: ApiKey) -> None:
         """Store a new API key's record: an ApiKey node outside every owner's graph."""

@@ -56,6 +56,7 @@ from graphmem.store.base import (
     HealthCounts,
     ImpressionTrail,
     Neighbourhood,
+    OwnerClaim,
     OwnerGraph,
     Provenance,
     SimilarMemory,
@@ -91,6 +92,12 @@ def searchable(memory: Memory) -> bool:
     return memory.kind is not MemoryKind.SUMMARY
 
 
+NO_LEASE = OwnerClaim(
+    claimed=False, holder=None, until=None, slept_at=None, slept_by=None, failure=None
+)
+"""The lease record of an owner no worker has claimed yet."""
+
+
 class NetworkXStore:
     """The store kept in process memory, optionally persisted to a snapshot file plus a journal."""
 
@@ -115,6 +122,9 @@ class NetworkXStore:
         ] = {}
         """Per (owner, memory id): the version last searched, its embedding as an array, and
         that version without its embedding (what a search returns)."""
+        self._leases: dict[str, OwnerClaim] = {}
+        """Per owner, the lease on its nightly job and how its last job ended: in process memory
+        only, as the store is one process's (a job ends with the process that ran it)."""
         self._keys = KeyFile(path)
         self._lock = threading.RLock()
         self._unsnapshotted = 0
@@ -506,6 +516,38 @@ class NetworkXStore:
                 {owner for (owner, label), ids in self._ids.items() if label == "Turn" and ids}
             )
 
+    def claim_owner(
+        self, owner: str, worker: str, now: datetime, until: datetime, since: datetime
+    ) -> OwnerClaim:
+        """Claim (or renew) the lease on an owner's nightly job for `worker` until `until`."""
+        with self._lock:
+            lease = self._leases.get(owner, NO_LEASE)
+            slept = lease.slept_at is not None and lease.slept_at >= since
+            free = lease.holder in (None, worker) or (
+                lease.until is not None and lease.until <= now
+            )
+            claimed = free and not slept
+            if claimed:
+                lease = lease.model_copy(update={"holder": worker, "until": until})
+                self._leases[owner] = lease
+            return lease.model_copy(update={"claimed": claimed})
+
+    def release_owner(self, owner: str, worker: str, now: datetime, failure: str | None) -> bool:
+        """End `worker`'s lease on the owner, its job ended at `now` (failed: why); say if held."""
+        with self._lock:
+            lease = self._leases.get(owner, NO_LEASE)
+            if lease.holder != worker:
+                return False
+            self._leases[owner] = OwnerClaim(
+                claimed=False,
+                holder=None,
+                until=None,
+                slept_at=now,
+                slept_by=worker,
+                failure=failure,
+            )
+            return True
+
     def save_key(self, key: ApiKey) -> None:
         """Store a new API key's record, in the key file beside the store's."""
         with self._lock:
@@ -606,6 +648,7 @@ class NetworkXStore:
         """
         with self._lock:
             self._write({"op": "forget", "owner": owner})
+            self._leases.pop(owner, None)
             if self._journal is not None:
                 self._snapshot()
 
