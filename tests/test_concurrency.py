@@ -39,6 +39,22 @@ def message(number: int) -> tuple[str, str]:
     return f"m{number}", f"Message {number} is about {TOPICS[number % len(TOPICS)]}."
 
 
+def increments(recalls: list[Recall], memories: dict[str, Memory]) -> tuple[int, int, int]:
+    """The attention increments the recalls' uses lost and doubled in the stored memories, and
+    the uses, counted per memory: a doubled increment must not hide a lost one. Every use at
+    one instant, each adds exactly `use_long_term` to the label's long-term part."""
+    uses = Counter(w.id for r in recalls for w in r.woken if w.used and w.label == "Memory")
+    gain = AttentionPolicy().use_long_term
+    lost = doubled = 0
+    for memory_id, used in uses.items():
+        stored = memories[memory_id]
+        expected = stored.importance + used * gain  # the label, then every use's gain
+        missing = round((expected - stored.attention.long_term) / gain)
+        lost += max(missing, 0)
+        doubled += max(-missing, 0)
+    return lost, doubled, sum(uses.values())
+
+
 @pytest.mark.neo4j
 def test_eight_writers_and_eight_readers_lose_and_double_nothing(
     neo4j_server: Neo4jServer,
@@ -95,16 +111,8 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
     assert len(observations) == 10 + count  # one per turn, though each was observed twice
     assert all(from_edges[turn] >= 1 for turn in turn_ids)
 
-    uses = Counter(w.id for r in recalls for w in r.woken if w.used and w.label == "Memory")
-    assert sum(uses.values()) == len(recalls) * 3
-    gain = AttentionPolicy().use_long_term
-    lost = doubled = 0  # counted per memory: a doubled increment must not hide a lost one
-    for memory_id, used in uses.items():
-        stored = memories[memory_id]
-        expected = stored.importance + used * gain  # the label, then every use's gain
-        missing = round((expected - stored.attention.long_term) / gain)
-        lost += max(missing, 0)
-        doubled += max(-missing, 0)
+    lost, doubled, uses = increments(recalls, memories)
+    assert uses == len(recalls) * 3
     assert (lost, doubled) == (0, 0)
     store.close()
     with capsys.disabled():
@@ -112,5 +120,5 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
             f"\nconcurrency: {WRITERS} writers, {READERS} readers: {observed} observes"
             f" ({count} messages, each twice) and {len(recalls)} recalls in {seconds:.1f} s ="
             f" {(observed + len(recalls)) / seconds:.1f} operations/s; errors 0, turns doubled 0,"
-            f" attention increments lost {lost} and doubled {doubled} of {sum(uses.values())}"
+            f" attention increments lost {lost} and doubled {doubled} of {uses}"
         )

@@ -8,7 +8,9 @@ import subprocess
 import sys
 import threading
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,10 +25,13 @@ from mcp.types import CallToolResult
 from graphmem.client import GraphMemClient
 from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
 from graphmem.memory import GraphMem
+from graphmem.model import Memory, Turn
+from graphmem.results import Recall
 from graphmem.server import owners as owner_routes
 
-from .conftest import ROOT, clean_env
+from .conftest import ROOT, Neo4jServer, clean_env
 from .test_cli import store_arguments
+from .test_concurrency import QUERIES, increments, message
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
@@ -362,3 +367,81 @@ def test_the_mcp_tools_are_served_at_mcp_behind_the_same_keys(served: Served) ->
     assert answer.json()["error"]["code"] == "unauthorized"
     with GraphMemClient(served.url, served.bob) as bob:
         assert bob.statistics(served.ben).total == 0  # ben's memory untouched
+
+
+@pytest.mark.neo4j
+def test_two_servers_on_one_neo4j_store_each_message_once_and_lose_no_attention(
+    request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer
+) -> None:
+    """Two `graphmem serve` processes on one Neo4j, every client using both: each message is
+    observed once through each server at once (a retry sent to the other process), readers
+    recall through both, and two owners are written together."""
+    store = store_arguments("neo4j", request, tmp_path)
+    fresh = uuid.uuid4().hex[:8]
+    owners = [f"ann-{fresh}", f"ben-{fresh}"]
+    secret = new_secret(store, "--owner", owners[0], "--owner", owners[1])
+    urls = [start_server(store), start_server(store)]
+    at = datetime(2026, 10, 5, 9, tzinfo=UTC)  # one instant: attention does not decay between
+    writers, per_writer, readers, per_reader = 4, 6, 4, 6
+    texts = {owner: f"{owner} says: " for owner in owners}
+
+    def write(writer: int) -> None:
+        owner = owners[writer % 2]
+        with GraphMemClient(urls[0], secret) as one, GraphMemClient(urls[1], secret) as other:
+            for number in range(writer, writers * per_writer, writers):
+                message_id, text = message(number)
+                with ThreadPoolExecutor(2) as both:  # the same message through both at once
+                    sent = [
+                        both.submit(
+                            client.observe,
+                            owner,
+                            texts[owner] + text,
+                            message_id=message_id,
+                            at=at,
+                            session="s",
+                        )
+                        for client in (one, other)
+                    ]
+                    [future.result() for future in sent]
+
+    def read(reader: int) -> list[tuple[str, Recall]]:
+        owner = owners[reader % 2]
+        with GraphMemClient(urls[reader % 2], secret) as client:
+            return [
+                (owner, client.recall(owner, QUERIES[turn % len(QUERIES)], k=3, at=at))
+                for turn in range(per_reader)
+            ]
+
+    with GraphMemClient(urls[0], secret) as client:  # something to recall from the start
+        for owner in owners:
+            for number in range(100, 103):
+                message_id, text = message(number)
+                client.observe(owner, texts[owner] + text, message_id=message_id, at=at)
+    with ThreadPoolExecutor(writers + readers) as pool:
+        writes = [pool.submit(write, writer) for writer in range(writers)]
+        reads = [pool.submit(read, reader) for reader in range(readers)]
+        [future.result() for future in writes]
+        recalls = [found for future in reads for found in future.result()]
+    neo4j: Neo4jServer = request.getfixturevalue("neo4j_server")
+    checked = neo4j.store()
+    try:
+        for number, owner in enumerate(owners):
+            graph = checked.export(owner)
+            turns = Counter(node.id for node in graph.nodes if isinstance(node, Turn))
+            mine = range(number, writers * per_writer, 2)  # the even writers write owner 0
+            wanted = Counter(message(n)[0] for n in [*mine, 100, 101, 102])
+            assert turns == wanted, owner  # each message once
+            other = texts[owners[1 - number]]
+            memories = {node.id: node for node in graph.nodes if isinstance(node, Memory)}
+            assert not any(other in node.text for node in memories.values())
+            owned = [found for whose, found in recalls if whose == owner]
+            recalled = [item.memory.text for found in owned for item in found.memories]
+            assert len(recalled) == len(owned) * 3  # each owner had three memories at first
+            assert not any(other in text for text in recalled)
+            lost, doubled, uses = increments(owned, memories)
+            assert uses == len(recalled)
+            assert (lost, doubled) == (0, 0), owner
+    finally:
+        for owner in owners:
+            checked.forget(owner)
+        checked.close()
