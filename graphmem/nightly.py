@@ -11,6 +11,7 @@ any worker, is skipped. Leases are timed by the workers' clocks: machines sharin
 their clocks in sync (NTP), far closer than the lease (default 5 minutes).
 """
 
+import logging
 import os
 import socket
 import threading
@@ -23,6 +24,8 @@ from typing import Literal
 from graphmem.errors import GraphMemError
 from graphmem.results import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
 from graphmem.store.base import OwnerClaim, Store
+
+log = logging.getLogger("graphmem")
 
 LEASE = timedelta(minutes=5)
 """How long a claim on an owner holds without renewal: a dead worker's owners wait this long."""
@@ -76,6 +79,8 @@ class NightlyJob:
         """Owners this job's workers consolidate now, with the worker: the keeper renews them."""
         self._lost: set[str] = set()
         self._ended: list[OwnerNight] = []
+        self._total = 0
+        """Owners the job is over."""
         self._started = clock()
         self._stopping = threading.Event()
 
@@ -113,20 +118,20 @@ class NightlyJob:
 
     def _next(self) -> str | None:
         """The next owner to try; waits for other jobs' leases when only theirs are left."""
-        with self._lock:
-            if self._waiting:
-                return self._waiting.popleft()
-            if not self._held:
-                return None
-            retry = min(self._held.values())
-            owners = list(self._held)
-            self._held.clear()
-        # The holders may end sooner than their leases lapse: look again every quarter lease.
-        seconds = (retry - self._clock()).total_seconds()
-        self._wait(max(0.0, min(seconds, self._lease.total_seconds() / 4)))
-        with self._lock:
-            self._waiting.extend(owners)
-        return self._next()
+        while True:
+            with self._lock:
+                if self._waiting:
+                    return self._waiting.popleft()
+                if not self._held:
+                    return None
+                retry = min(self._held.values())
+                owners = list(self._held)
+                self._held.clear()
+            # The holders may end sooner than their leases lapse: look again every quarter lease.
+            seconds = (retry - self._clock()).total_seconds()
+            self._wait(max(0.0, min(seconds, self._lease.total_seconds() / 4)))
+            with self._lock:
+                self._waiting.extend(owners)
 
     def _night(self, owner: str, worker: str) -> None:
         """Claim one owner, consolidate it, release it; tell how it ended."""
@@ -190,7 +195,12 @@ class NightlyJob:
             with self._lock:
                 holding = dict(self._holding)
             for owner, worker in holding.items():
-                if not self._claim(owner, worker).claimed:
+                try:
+                    claimed = self._claim(owner, worker).claimed
+                except GraphMemError as error:  # the store away for a moment: renew next time
+                    log.warning("could not renew the lease on %s: %s", owner, error)
+                    continue
+                if not claimed:
                     with self._lock:
                         self._lost.add(owner)
 
