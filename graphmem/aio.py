@@ -15,6 +15,7 @@ called in the worker thread.
 """
 
 import asyncio
+import contextvars
 import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -73,8 +74,8 @@ class AsyncGraphMem:
         return cls(memory, workers=workers)
 
     async def _run(self, verb: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """Run a synchronous verb in the pool and await its result."""
-        call = functools.partial(verb, *args, **kwargs)
+        """Run a synchronous verb in the pool, in the caller's context (its trace), and await it."""
+        call = functools.partial(contextvars.copy_context().run, verb, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     async def observe(

@@ -90,6 +90,12 @@ class Settings(BaseModel):
     openai_response_cache: Path | None = Field(
         None, description="SQLite file caching valid model answers across runs; unset: none"
     )
+    telemetry: Literal["off", "otel"] = Field(
+        "off",
+        description="off, or otel: a span per verb call with its statements and model calls,"
+        " and metrics, through the OpenTelemetry API to the providers the application"
+        " configures (needs `pip install 'graphmem[otel]'`; docs/telemetry.md)",
+    )
 
     @classmethod
     def from_env(

@@ -3,7 +3,9 @@
 `GraphMem` opens and closes what a memory is made of (store, embedder, cognition), checks what
 callers give its verbs, and hands the work to the pipelines: graphmem.ingestion (observe),
 graphmem.recalling (recall), graphmem.sleep (consolidate) and graphmem.forgetting
-(forget_message). What the verbs return is in graphmem.results.
+(forget_message). Each verb runs in a block of the memory's telemetry (graphmem.telemetry), which
+reports nothing unless the settings ask for OpenTelemetry. What the verbs return is in
+graphmem.results.
 """
 
 from collections import Counter
@@ -54,6 +56,7 @@ from graphmem.results import (
 from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, RecallPolicy, Weights
 from graphmem.sleep import Sleep
 from graphmem.store.base import Store
+from graphmem.telemetry import Telemetry, Verb
 
 MAX_RECALL = 100
 """The most memories one recall returns."""
@@ -72,7 +75,8 @@ class GraphMem:
     """Long-term memory for an agent: `observe` every perceived item, `recall` before answering.
 
     It owns the store and the embedder it is given: `close()` closes both. `accounting` holds
-    the model calls made through an OpenAI-compatible endpoint, when `open` made one.
+    the model calls made through an OpenAI-compatible endpoint, when `open` made one. Its verbs
+    report to `telemetry` (graphmem.telemetry; by default nothing is reported).
     """
 
     def __init__(
@@ -88,8 +92,10 @@ class GraphMem:
         impressions: ImpressionPolicy | None = None,
         summaries: SummaryPolicy | None = None,
         accounting: Accounting | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._store = store
+        self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
         cognition = OfflineCognition() if cognition is None else cognition
         self._cognition = CountedCognition(cognition)
@@ -144,17 +150,25 @@ class GraphMem:
         *,
         cognition: Cognition | None = None,
         embedder: Embedder | None = None,
+        telemetry: Telemetry | None = None,
     ) -> "GraphMem":
         """Open the store, embedder and cognition the settings name (GRAPHMEM_* if not given).
 
         A `cognition` of your own (any implementation of the Cognition protocol) replaces the
         one the settings name; an `embedder` of your own (any Embedder) replaces theirs, and is
-        cached as they say (`embedding_cache`) and closed with the memory.
+        cached as they say (`embedding_cache`) and closed with the memory; a `telemetry`
+        (graphmem.telemetry.OtelTelemetry with providers of your own) replaces theirs.
         """
         settings = Settings.from_env() if settings is None else settings
-        parts = open_parts(settings, cognition=cognition, embedder=embedder)
+        parts = open_parts(settings, cognition=cognition, embedder=embedder, telemetry=telemetry)
         accounting = None if parts.endpoint is None else parts.endpoint.accounting
-        memory = cls(parts.store, parts.embedder, parts.cognition, accounting=accounting)
+        memory = cls(
+            parts.store,
+            parts.embedder,
+            parts.cognition,
+            accounting=accounting,
+            telemetry=parts.telemetry,
+        )
         memory._endpoint = parts.endpoint
         return memory
 
@@ -181,8 +195,9 @@ class GraphMem:
             "speaker": speaker,
             "session": session,
         }
-        [observation] = self.observe_many(owner, [item], readmit_forgotten=readmit_forgotten)
-        return observation
+        with self._telemetry.verb("observe", owner) as verb:
+            [observation] = self._observe(owner, [item], None, readmit_forgotten, verb)
+            return observation
 
     def observe_many(
         self,
@@ -214,9 +229,26 @@ class GraphMem:
         `progress` hears how many of the batch's pending turns are derived, after each chunk.
         Returns one observation per item, in order.
         """
+        with self._telemetry.verb("observe_many", owner) as verb:
+            return self._observe(owner, items, progress, readmit_forgotten, verb)
+
+    def _observe(
+        self,
+        owner: str,
+        items: Sequence[Mapping[str, Any]],
+        progress: Callable[[int], None] | None,
+        readmit_forgotten: bool,
+        verb: Verb,
+    ) -> list[Observation]:
+        """The work of `observe_many`, told to the verb it runs in."""
         checked(check_owner, owner)
         turns = observed_turns(owner, items)
-        return self._ingestion.observe(owner, turns, progress, readmit_forgotten=readmit_forgotten)
+        observations = self._ingestion.observe(
+            owner, turns, progress, readmit_forgotten=readmit_forgotten
+        )
+        pending = sum(observation.pending for observation in observations)
+        verb.observed(turns=len(observations), pending=pending)
+        return observations
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """Derive the memories of up to `limit` pending turns, oldest first; return how many.
@@ -226,12 +258,13 @@ class GraphMem:
         process are left to the sleep job: asking again with every observe would pay a failing
         call each time.
         """
-        checked(check_owner, owner)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            raise InvalidInputError(
-                f"limit is {limit!r}; it must be a whole number from 1 to {MAX_LIMIT}"
-            )
-        return self._ingestion.complete_pending(owner, limit)
+        with self._telemetry.verb("complete_pending", owner):
+            checked(check_owner, owner)
+            if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+                raise InvalidInputError(
+                    f"limit is {limit!r}; it must be a whole number from 1 to {MAX_LIMIT}"
+                )
+            return self._ingestion.complete_pending(owner, limit)
 
     def learn(
         self,
@@ -246,9 +279,10 @@ class GraphMem:
 
         Stored as two knowledge memories joined by CAUSES; impressions use it from then on.
         """
-        checked(check_owner, owner)
-        now = moment_or_now(at)
-        self._ingestion.learn(owner, cause, effect, sufficiency, now)
+        with self._telemetry.verb("learn", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            self._ingestion.learn(owner, cause, effect, sufficiency, now)
 
     def consolidate(
         self,
@@ -265,14 +299,15 @@ class GraphMem:
         turn the model cannot answer about (ModelOutputError), even alone, stays pending ("left
         pending") and the job goes on; a model that fails otherwise stops it with its ModelError.
         """
-        checked(check_owner, owner)
-        now = moment_or_now(at)
-        return self._sleep.run(
-            owner,
-            now,
-            derive_pending=self._ingestion.derive_all_pending,
-            progress=progress,
-        )
+        with self._telemetry.verb("consolidate", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            return self._sleep.run(
+                owner,
+                now,
+                derive_pending=self._ingestion.derive_all_pending,
+                progress=progress,
+            )
 
     def consolidate_all(
         self,
@@ -292,26 +327,34 @@ class GraphMem:
         whose job fails (a GraphMemError: the model unreachable, ...) is reported and the job
         goes on. `progress` hears every item and every owner claimed or ended, one at a time.
         """
-        if not isinstance(prefix, str):
-            raise InvalidInputError(f"prefix must be a string, not {type(prefix).__name__}")
-        if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
-            raise InvalidInputError(f"workers must be a whole number from 1 to 64, not {workers!r}")
-        if not isinstance(lease, timedelta):
-            raise InvalidInputError(f"lease must be a timedelta, not {type(lease).__name__}")
-        if lease < MIN_LEASE:
-            raise InvalidInputError(f"lease must be at least 1 s, not {lease.total_seconds():g} s")
-        moment = None if at is None else moment_or_now(at)
-        owners = [owner for owner in self._store.owners() if owner.startswith(prefix)]
+        with self._telemetry.verb("consolidate_all"):
+            if not isinstance(prefix, str):
+                raise InvalidInputError(f"prefix must be a string, not {type(prefix).__name__}")
+            if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
+                raise InvalidInputError(
+                    f"workers must be a whole number from 1 to 64, not {workers!r}"
+                )
+            if not isinstance(lease, timedelta):
+                raise InvalidInputError(f"lease must be a timedelta, not {type(lease).__name__}")
+            if lease < MIN_LEASE:
+                raise InvalidInputError(
+                    f"lease must be at least 1 s, not {lease.total_seconds():g} s"
+                )
+            moment = None if at is None else moment_or_now(at)
+            owners = [owner for owner in self._store.owners() if owner.startswith(prefix)]
 
-        def consolidate(owner: str, told: Callable[[SleepProgress], None]) -> SleepReport:
-            return self.consolidate(owner, at=moment, progress=told)
+            def consolidate(owner: str, told: Callable[[SleepProgress], None]) -> SleepReport:
+                return self.consolidate(owner, at=moment, progress=told)
 
-        job = NightlyJob(self._store, consolidate, lease=lease, progress=progress)
-        return job.run(owners, workers)
+            job = NightlyJob(
+                self._store, consolidate, lease=lease, progress=progress, telemetry=self._telemetry
+            )
+            return job.run(owners, workers)
 
     def owners(self) -> list[str]:
         """Every owner that has a turn stored, sorted."""
-        return self._store.owners()
+        with self._telemetry.verb("owners"):
+            return self._store.owners()
 
     def create_key(
         self,
@@ -325,37 +368,42 @@ class GraphMem:
 
         The secret is in the answer and nowhere else: the store keeps its hash (graphmem.keys).
         """
-        if isinstance(owners, str) or not isinstance(owners, Sequence):
-            raise InvalidInputError("owners must be a list of owner names")
-        record, secret = new_key(
-            owners=list(owners), owner_prefix=owner_prefix, admin=admin, now=moment_or_now(at)
-        )
-        self._store.save_key(record)
-        return NewKey(key=record.info(), secret=secret)
+        with self._telemetry.verb("create_key"):
+            if isinstance(owners, str) or not isinstance(owners, Sequence):
+                raise InvalidInputError("owners must be a list of owner names")
+            record, secret = new_key(
+                owners=list(owners), owner_prefix=owner_prefix, admin=admin, now=moment_or_now(at)
+            )
+            self._store.save_key(record)
+            return NewKey(key=record.info(), secret=secret)
 
     def list_keys(self) -> list[KeyInfo]:
         """Every API key, oldest first, without its secret or the secret's hash."""
-        return [key.info() for key in self._store.list_keys()]
+        with self._telemetry.verb("list_keys"):
+            return [key.info() for key in self._store.list_keys()]
 
     def revoke_key(self, key_id: str, *, at: datetime | None = None) -> KeyInfo | None:
         """Revoke an API key: no request is let in with it any more; None if there is none."""
-        if not isinstance(key_id, str):
-            raise InvalidInputError(f"key_id must be a string, not {type(key_id).__name__}")
-        revoked = self._store.revoke_key(key_id, moment_or_now(at))
-        return None if revoked is None else revoked.info()
+        with self._telemetry.verb("revoke_key"):
+            if not isinstance(key_id, str):
+                raise InvalidInputError(f"key_id must be a string, not {type(key_id).__name__}")
+            revoked = self._store.revoke_key(key_id, moment_or_now(at))
+            return None if revoked is None else revoked.info()
 
     def authenticate(self, secret: str) -> ApiKey | None:
         """The API key a presented secret is, unless it is unknown or revoked."""
-        key_id = key_id_of(secret) if isinstance(secret, str) else None
-        key = None if key_id is None else self._store.find_key(key_id)
-        if key is None or key.revoked_at is not None or not matches(key, secret):
-            return None
-        return key
+        with self._telemetry.verb("authenticate"):
+            key_id = key_id_of(secret) if isinstance(secret, str) else None
+            key = None if key_id is None else self._store.find_key(key_id)
+            if key is None or key.revoked_at is not None or not matches(key, secret):
+                return None
+            return key
 
     def export(self, owner: str) -> OwnerGraph:
         """Every node and edge of one owner, in a fixed order."""
-        checked(check_owner, owner)
-        return self._store.export(owner)
+        with self._telemetry.verb("export", owner):
+            checked(check_owner, owner)
+            return self._store.export(owner)
 
     def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
         """Add an exported graph to an owner's memory (nodes already there are kept); count.
@@ -363,16 +411,18 @@ class GraphMem:
         Refuses, storing nothing, nodes of another owner and embeddings whose size is not the
         embedder's (an export made with another embedder).
         """
-        checked(check_owner, owner)
-        check_loadable(graph, self._embedder.dimensions, MAX_LOAD_ITEMS)
-        self._store.load(owner, graph)
-        return self._store.count_graph(owner)
+        with self._telemetry.verb("load", owner):
+            checked(check_owner, owner)
+            check_loadable(graph, self._embedder.dimensions, MAX_LOAD_ITEMS)
+            self._store.load(owner, graph)
+            return self._store.count_graph(owner)
 
     def forget(self, owner: str) -> GraphCounts:
         """Delete everything of one owner, tombstones included; returns the counts left, zero."""
-        checked(check_owner, owner)
-        self._store.forget(owner)
-        return self._store.count_graph(owner)
+        with self._telemetry.verb("forget", owner):
+            checked(check_owner, owner)
+            self._store.forget(owner)
+            return self._store.count_graph(owner)
 
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """Delete a message and all that derives only from it; derive again what it shared.
@@ -386,17 +436,24 @@ class GraphMem:
         nothing. Embedding-cache entries of the texts that went are dropped. The message's id
         leaves a tombstone (its hash), so that observing it again stores nothing.
         """
-        checked(check_owner, owner)
-        checked(check_identifier, message_id)
-        return self._forget.forget_message(owner, message_id)
+        with self._telemetry.verb("forget_message", owner):
+            checked(check_owner, owner)
+            checked(check_identifier, message_id)
+            return self._forget.forget_message(owner, message_id)
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""
-        checked(check_owner, owner)
-        return self._store.count_graph(owner)
+        with self._telemetry.verb("statistics", owner):
+            checked(check_owner, owner)
+            return self._store.count_graph(owner)
 
     def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """One owner's health report at `at` (now if None): counts, work queues and checks."""
+        with self._telemetry.verb("health", owner):
+            return self._health(owner, at)
+
+    def _health(self, owner: str, at: datetime | None) -> Health:
+        """The work of `health`."""
         checked(check_owner, owner)
         now = moment_or_now(at)
         checks = self._store.count_health(owner)
@@ -449,28 +506,39 @@ class GraphMem:
         budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
         skips association, ranks what it has, and names what it skipped in `cut_short`.
         """
-        checked(check_owner, owner)
-        asked = checked(query_of, query)
-        chosen_weights = recall_weights(k, motivation, weights, MAX_RECALL)
-        seconds = self._recall_policy.budget_seconds if budget_seconds is None else budget_seconds
-        budget = Budget(seconds)
-        return self._recalling.recall(
-            owner,
-            asked,
-            query=query if isinstance(query, str) else asked.text,
-            k=k,
-            motivation=motivation,
-            weights=chosen_weights,
-            peek=peek,
-            now=moment_or_now(at),
-            budget=budget,
-        )
+        with self._telemetry.verb("recall", owner) as verb:
+            checked(check_owner, owner)
+            asked = checked(query_of, query)
+            chosen_weights = recall_weights(k, motivation, weights, MAX_RECALL)
+            seconds = (
+                self._recall_policy.budget_seconds if budget_seconds is None else budget_seconds
+            )
+            budget = Budget(seconds)
+            recalled = self._recalling.recall(
+                owner,
+                asked,
+                query=query if isinstance(query, str) else asked.text,
+                k=k,
+                motivation=motivation,
+                weights=chosen_weights,
+                peek=peek,
+                now=moment_or_now(at),
+                budget=budget,
+            )
+            verb.recalled(
+                depth=recalled.attempts[-1].depth,
+                attempts=len(recalled.attempts),
+                memories=len(recalled.memories),
+                cut_short=recalled.cut_short,
+            )
+            return recalled
 
     def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """Sink the owner's memories whose attention faded or that overflow a tier (cheap)."""
-        checked(check_owner, owner)
-        now = moment_or_now(at)
-        return self._store.retier(owner, now, self._attention, self._tiers)
+        with self._telemetry.verb("retier", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            return self._store.retier(owner, now, self._attention, self._tiers)
 
     def close(self) -> None:
         """Close the store (writing its last snapshot), the embedder and the model endpoint."""

@@ -8,7 +8,8 @@ when the owner's job ends, saying how. A worker that dies renews nothing: its le
 another worker claims the owner and resumes its job where it stopped (the sleep job marks its
 work in the graph as it goes: `Sleep.run`). An owner whose job ended after this job started, by
 any worker, is skipped. Leases are timed by the workers' clocks: machines sharing a Neo4j keep
-their clocks in sync (NTP), far closer than the lease (default 5 minutes).
+their clocks in sync (NTP), far closer than the lease (default 5 minutes). The workers and the
+keeper report to the verb that started the job (graphmem.telemetry), which counts the leases held.
 """
 
 import logging
@@ -24,6 +25,7 @@ from typing import Literal
 from graphmem.errors import GraphMemError
 from graphmem.results import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
 from graphmem.store.base import OwnerClaim, Store
+from graphmem.telemetry import Telemetry
 
 log = logging.getLogger("graphmem")
 
@@ -63,8 +65,10 @@ class NightlyJob:
         progress: Told | None = None,
         clock: Callable[[], datetime] = wall_clock,
         wait: Callable[[float], None] = time.sleep,
+        telemetry: Telemetry | None = None,
     ) -> None:
         self._store = store
+        self._telemetry = Telemetry() if telemetry is None else telemetry
         self._consolidate = consolidate
         self._lease = lease
         self._progress = progress
@@ -100,8 +104,11 @@ class NightlyJob:
                 errors.append(error)
                 self._stopping.set()
 
-        threads = [threading.Thread(target=work, args=(name,), daemon=True) for name in names]
-        keeper = threading.Thread(target=self._keep, daemon=True)
+        carried = self._telemetry.carried
+        threads = [
+            threading.Thread(target=carried(work), args=(name,), daemon=True) for name in names
+        ]
+        keeper = threading.Thread(target=carried(self._keep), daemon=True)
         keeper.start()
         for thread in threads:
             thread.start()
@@ -158,6 +165,7 @@ class NightlyJob:
             self._tell(progress)
 
         failure: str | None = None
+        self._telemetry.leases(+1)
         try:
             report = self._consolidate(owner, told)
             ended = OwnerNight(owner=owner, worker=worker, outcome="done", report=report)
@@ -173,6 +181,7 @@ class NightlyJob:
             with self._lock:
                 self._holding.pop(owner, None)
                 self._lost.discard(owner)
+            self._telemetry.leases(-1)
         if ended.outcome != "lost":
             # Renewed before it is told, told before it is released: once released, another
             # job may claim the owner, and its lines come after this one's.

@@ -5,9 +5,10 @@ base URL, which all endpoints of the process for that URL share (`traffic_for`):
 `max_concurrent` requests in flight, an optional budget of requests and tokens per minute, and a
 pause for everyone when the endpoint answers with Retry-After. Calls are retried with exponential
 backoff and full jitter on 429, 5xx, timeouts and connection errors; tokens and calls are counted
-per operation. Structured completions are validated with pydantic, get one repair request when
-invalid (not when cut off at the length limit), and can be cached on disk by model, prompt and
-schema so that a rerun does not pay twice.
+per operation, and each call runs in a `graphmem.telemetry.traced_model_call` block (a span of
+the verb that made it, when telemetry is on). Structured completions are validated with
+pydantic, get one repair request when invalid (not when cut off at the length limit), and can be
+cached on disk by model, prompt and schema so that a rerun does not pay twice.
 """
 
 import email.utils
@@ -37,6 +38,7 @@ from graphmem.errors import (
     ModelRequestError,
     ModelTooLongError,
 )
+from graphmem.telemetry import ModelCall, traced_model_call
 
 if TYPE_CHECKING:  # openai itself is imported by the first endpoint made (see OpenAIEndpoint)
     from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
@@ -420,6 +422,13 @@ def traffic_for(
     return traffic
 
 
+def traffic_states() -> list[TrafficState]:
+    """The state of the traffic of every base URL that a live endpoint of the process uses."""
+    with _traffic_lock:
+        traffics = list(_traffic.values())
+    return [traffic.state() for traffic in traffics]
+
+
 class OpenAIEndpoint:
     """An OpenAI-compatible endpoint with retries, shared traffic limits, accounting and a cache.
 
@@ -473,20 +482,24 @@ class OpenAIEndpoint:
     def embed(self, texts: Sequence[str], model: str, dimensions: int) -> list[list[float]]:
         """Embed texts with `model`, one vector of `dimensions` per text, in order."""
         self.accounting.add("embed", calls=1)
-        response = self._call(
-            "embed",
-            lambda: self._client.embeddings.create(model=model, input=list(texts)),
-            prompt_tokens_estimate(texts),
-        )
-        self.accounting.add("embed", prompt_tokens=response.usage.prompt_tokens)
-        vectors = [item.embedding for item in sorted(response.data, key=lambda item: item.index)]
-        if len(vectors) != len(texts) or any(len(vector) != dimensions for vector in vectors):
-            self.accounting.add("embed", failures=1)
-            raise ModelError(
-                f"the embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts,"
-                f" expected each of {dimensions} dimensions"
+        with traced_model_call("embed", model) as call:
+            response = self._call(
+                "embed",
+                lambda: self._client.embeddings.create(model=model, input=list(texts)),
+                prompt_tokens_estimate(texts),
             )
-        return vectors
+            self.accounting.add("embed", prompt_tokens=response.usage.prompt_tokens)
+            call.used(response.usage.prompt_tokens, 0)
+            vectors = [
+                item.embedding for item in sorted(response.data, key=lambda item: item.index)
+            ]
+            if len(vectors) != len(texts) or any(len(vector) != dimensions for vector in vectors):
+                self.accounting.add("embed", failures=1)
+                raise ModelError(
+                    f"the embedding endpoint returned {len(vectors)} vectors for {len(texts)}"
+                    f" texts, expected each of {dimensions} dimensions"
+                )
+            return vectors
 
     def complete(
         self,
@@ -501,18 +514,31 @@ class OpenAIEndpoint:
         (at once: asked again, it would be as long), ModelTooLongError when the endpoint refuses
         the question as longer than the model's context.
         """
+        with traced_model_call(operation, model) as call:
+            return self._answer(operation, model, messages, output, call)
+
+    def _answer(
+        self,
+        operation: str,
+        model: str,
+        messages: Sequence["ChatCompletionMessageParam"],
+        output: type[Output],
+        call: ModelCall,
+    ) -> Output:
+        """The JSON answer of `complete`: from the cache, asked for, or repaired once."""
         self.accounting.add(operation, calls=1)
         schema = output.model_json_schema()
         key = ResponseCache.key(model, messages, schema)
         cached = self._cache.get(key) if self._cache is not None else None
         if cached is not None:
             self.accounting.add(operation, cache_hits=1)
+            call.cached()
             return output.model_validate_json(cached)
         conversation = list(messages)
         for attempt in ("first", "repair"):
             if attempt == "repair":
                 self.accounting.add(operation, repairs=1)
-            content, problem = self._ask(operation, model, conversation, output, schema)
+            content, problem = self._ask(operation, model, conversation, output, schema, call=call)
             if problem == CUT_OFF:
                 break
             if problem is None:
@@ -551,6 +577,8 @@ class OpenAIEndpoint:
         messages: Sequence["ChatCompletionMessageParam"],
         output: type[BaseModel],
         schema: dict[str, object],
+        *,
+        call: ModelCall,
     ) -> tuple[str, str | None]:
         """One completion; returns its content and what is wrong with it (None when valid).
 
@@ -582,6 +610,7 @@ class OpenAIEndpoint:
                 prompt_tokens=response.usage.prompt_tokens,
                 completion_tokens=response.usage.completion_tokens,
             )
+            call.used(response.usage.prompt_tokens, response.usage.completion_tokens)
         if not response.choices:
             return "", "the answer had no choices"
         choice = response.choices[0]

@@ -9,10 +9,11 @@ from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError
-from graphmem.openai_endpoint import OpenAIEndpoint, ResponseCache
+from graphmem.openai_endpoint import OpenAIEndpoint, ResponseCache, traffic_states
 from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import NetworkXStore
+from graphmem.telemetry import OtelTelemetry, Telemetry
 
 
 @dataclass(frozen=True)
@@ -21,30 +22,39 @@ class Parts:
 
     `endpoint` is the OpenAI-compatible endpoint that the embedder or the cognition use, if
     the settings name one; whoever holds the parts closes it with the store and the embedder.
+    `telemetry` is what the memory's verbs report to (graphmem.telemetry).
     """
 
     store: Store
     embedder: CachedEmbedder
     cognition: Cognition
     endpoint: OpenAIEndpoint | None
+    telemetry: Telemetry
 
 
 def open_parts(
-    settings: Settings, *, cognition: Cognition | None, embedder: Embedder | None
+    settings: Settings,
+    *,
+    cognition: Cognition | None,
+    embedder: Embedder | None,
+    telemetry: Telemetry | None = None,
 ) -> Parts:
-    """Open the parts the settings name; a cognition or embedder given replaces theirs.
+    """Open the parts the settings name; a cognition, embedder or telemetry given replaces theirs.
 
     The embedder, given or not, is cached as the settings say (`embedding_cache`). If a step
     fails, what the steps before it opened is closed again.
     """
     if settings.store == "neo4j" and settings.neo4j_password is None:
         raise ConfigurationError("the neo4j store needs GRAPHMEM_NEO4J_PASSWORD")
+    if telemetry is None:
+        telemetry = settings_telemetry(settings)
     model_cognition = cognition is None and settings.cognition == "openai"
     model_embedder = embedder is None and settings.embedder == "openai"
     with ExitStack() as opened:
         endpoint = _endpoint(settings) if model_cognition or model_embedder else None
         if endpoint is not None:
             opened.callback(endpoint.close)
+            telemetry.watch_traffic(traffic_states)
         if embedder is None:
             embedder = _embedder(settings, endpoint)
         cached = CachedEmbedder(embedder, settings.embedding_cache)
@@ -67,7 +77,16 @@ def open_parts(
         opened.callback(store.close)
         store.prepare(cached.dimensions)
         opened.pop_all()
-    return Parts(store=store, embedder=cached, cognition=cognition, endpoint=endpoint)
+    return Parts(
+        store=store, embedder=cached, cognition=cognition, endpoint=endpoint, telemetry=telemetry
+    )
+
+
+def settings_telemetry(settings: Settings) -> Telemetry:
+    """The telemetry the settings ask for: none, or OpenTelemetry's global providers."""
+    if settings.telemetry == "otel":
+        return OtelTelemetry()
+    return Telemetry()
 
 
 def cognition_name(cognition: Cognition) -> str:

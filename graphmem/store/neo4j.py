@@ -8,7 +8,8 @@ and giving the memories of a database an older graphmem wrote the `terms` they n
 few statements run the same way. In order: loading cypher/; the model as node properties and
 back; the statements' parameters and rows; the Lucene queries of the lexical search; the store:
 its verbs, then running statements (transactions under the owner's write lock, the traffic
-counted, driver errors as graphmem's).
+counted, each statement in a `graphmem.telemetry.traced_statement` block named after its file,
+driver errors as graphmem's).
 """
 
 import functools
@@ -74,6 +75,7 @@ from graphmem.store.base import (
     term_rarity,
     tombstone_hash,
 )
+from graphmem.telemetry import traced_statement
 from graphmem.terms import terms as content_terms
 
 Done = TypeVar("Done")
@@ -93,14 +95,25 @@ def cypher_directory() -> Traversable:
     return Path(__file__).resolve().parents[2] / "cypher"
 
 
+_statement_names: dict[str, str] = {}
+"""The file each statement loaded came from, which names its telemetry: `statement_name`."""
+
+
 @functools.cache
 def load_statements(name: str) -> tuple[LiteralString, ...]:
     """The statements of cypher/<name>.cypher, without the header comment, split at semicolons."""
     text = (cypher_directory() / f"{name}.cypher").read_text(encoding="utf-8")
     body = "\n".join(line for line in text.splitlines() if not line.startswith("//"))
-    statements = [part.strip() for part in re.split(r";\s*$", body, flags=re.MULTILINE)]
+    parts = [part.strip() for part in re.split(r";\s*$", body, flags=re.MULTILINE)]
     # The files are part of the package, never built from input: they are literal query text.
-    return tuple(cast(LiteralString, statement) for statement in statements if statement)
+    statements = tuple(cast(LiteralString, statement) for statement in parts if statement)
+    _statement_names.update(dict.fromkeys(statements, name))
+    return statements
+
+
+def statement_name(statement: str) -> str:
+    """The name of the cypher/ file a statement was loaded from (its text is never reported)."""
+    return _statement_names.get(statement, "statement")
 
 
 def load_statement(name: str) -> LiteralString:
@@ -556,7 +569,7 @@ class Neo4jStore:
         }
 
         def work(transaction: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
-            rows = _rows(self._send(transaction, load_statement("save_memories"), parameters))
+            rows = self._send(transaction, load_statement("save_memories"), parameters)
             saved = {row["turn_id"] for row in rows}
             missing = [item.source.id for item in derivations if item.source.id not in saved]
             if missing:  # raised inside the transaction function, so nothing is committed
@@ -808,12 +821,12 @@ class Neo4jStore:
 
         def work(transaction: neo4j.ManagedTransaction) -> bool:
             provenance = {"owner": owner, "turn": turn}
-            rows = _rows(self._send(transaction, load_statement("turn_provenance"), provenance))
+            rows = self._send(transaction, load_statement("turn_provenance"), provenance)
             if not rows or _provenance_from(rows[0]) != forgetting.provenance:
                 return False
-            self._send(transaction, load_statement("forget_turn"), parameters).consume()
+            self._send(transaction, load_statement("forget_turn"), parameters)
             tombstone = {"owner": owner, "hashes": [tombstone_hash(turn)]}
-            self._send(transaction, load_statement("save_tombstones"), tombstone).consume()
+            self._send(transaction, load_statement("save_tombstones"), tombstone)
             return True
 
         return self._in_transaction(owner, work)
@@ -1123,7 +1136,7 @@ class Neo4jStore:
         """Run one statement in its own transaction (retried on transient errors); return rows."""
         routing = neo4j.RoutingControl.READ if read else neo4j.RoutingControl.WRITE
         self._count(statements=1)
-        with self._translated_errors():
+        with traced_statement(statement_name(statement)), self._translated_errors():
             records, _summary, keys = self._driver.execute_query(
                 statement, parameters, database_=self._database, routing_=routing
             )
@@ -1148,7 +1161,7 @@ class Neo4jStore:
 
         def work(transaction: neo4j.ManagedTransaction) -> list[list[dict[str, Any]]]:
             return [
-                _rows(self._send(transaction, statement, parameters))
+                self._send(transaction, statement, parameters)
                 for statement, parameters in statements
             ]
 
@@ -1165,7 +1178,7 @@ class Neo4jStore:
         """
 
         def locked(transaction: neo4j.ManagedTransaction) -> Done:
-            self._send(transaction, load_statement("lock_owner"), {"owner": owner}).consume()
+            self._send(transaction, load_statement("lock_owner"), {"owner": owner})
             return work(transaction)
 
         with (
@@ -1181,10 +1194,11 @@ class Neo4jStore:
         transaction: neo4j.ManagedTransaction,
         statement: LiteralString,
         parameters: dict[str, Any],
-    ) -> neo4j.Result:
-        """Run one statement in a transaction, counted in the store's traffic."""
+    ) -> list[dict[str, Any]]:
+        """Run one statement in a transaction and read its rows, counted in the store's traffic."""
         self._count(statements=1)
-        return transaction.run(statement, parameters)
+        with traced_statement(statement_name(statement)):
+            return _rows(transaction.run(statement, parameters))
 
     def _count(self, *, transactions: int = 0, statements: int = 0) -> None:
         """Add to the store's traffic."""
@@ -1197,6 +1211,7 @@ class Neo4jStore:
     ) -> list[dict[str, Any]]:
         """Run a statement that commits in batches (CALL {} IN TRANSACTIONS): auto-commit."""
         with (
+            traced_statement(statement_name(statement)),
             self._translated_errors(),
             self._driver.session(database=self._database) as session,
         ):
