@@ -28,6 +28,7 @@ from graphmem.cognition.base import (
 from graphmem.cognition.base import (
     Impression as InferredImpression,
 )
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.embedding import Embedder
 from graphmem.errors import ConflictError, ModelError, ModelOutputError, ModelTooLongError
 from graphmem.ids import impression_id, knowledge_id, observation_id
@@ -92,7 +93,9 @@ class Ingestion:
         self._summaries = summaries
         self._unanswered: set[tuple[str, str]] = set()
         """(owner, turn id) of the pending turns the model could not answer about, alone, in
-        this process: `complete_pending` leaves them to the sleep job, which asks again."""
+        this process: `complete_pending` leaves them to the sleep job, which asks once more."""
+        self._offline = OfflineCognition()
+        """Perceives a turn the model cannot answer about even alone, asked twice."""
         self._chunk_turns = chunk_turns
         """How many turns are derived at once: `chunk_turns`, halved when the model's context
         refuses a question (ModelTooLongError)."""
@@ -198,27 +201,26 @@ class Ingestion:
         return len(derived)
 
     def derive_all_pending(self, owner: str, done: Callable[[str], None]) -> Counter[str]:
-        """Derive every pending turn the model can answer about, each heard by `done`.
+        """Derive every pending turn, each heard by `done`; count them "derived".
 
-        Counts "derived" turns and those "left pending" (the model cannot answer about them,
-        even alone).
+        A turn the model cannot answer about even alone, asked once more here, is perceived by
+        the offline cognition instead, its memory marked `offline` (counted "derived offline"):
+        so no night asks the model about it again.
         """
         counts: Counter[str] = Counter()
-        left: set[str] = set()
-        while pending := [
-            turn
-            for turn in self._store.pending_turns(owner, AWAITING_BATCH + len(left))
-            if turn.id not in left
-        ]:
+        while pending := self._store.pending_turns(owner, AWAITING_BATCH):
             for chunk in self._chunks(pending):
                 derived: dict[str, Derived] = {}
                 stuck = self._derive_or_leave(owner, chunk, derived)
-                left.update(turn.id for turn in stuck)
+                for turn in stuck:
+                    log.warning("turn %s of %s is perceived offline", turn.id, owner)
+                    self._derive(owner, [turn], offline=True)
+                    self._unanswered.discard((owner, turn.id))
+                    counts["derived offline"] += 1
+                    done("derived offline")
                 for _turn in derived:
                     counts["derived"] += 1
                     done("derived")
-        if left:
-            counts["left pending"] = len(left)
         return counts
 
     def learn(self, owner: str, cause: str, effect: str, sufficiency: float, now: datetime) -> None:
@@ -309,13 +311,14 @@ class Ingestion:
 
         return derive(turns)[0]
 
-    def _derive(self, owner: str, turns: Sequence[Turn]) -> list[Derived]:
+    def _derive(self, owner: str, turns: Sequence[Turn], *, offline: bool = False) -> list[Derived]:
         """Embed, perceive and store stored turns' memories with their impressions, at once.
 
         One batched embedding, one working-memory search, one `perceive` judgement and one write
         for all the turns. Each turn's working memory is the hot memories and the earlier turns
         of `turns` most similar to it. Returns each turn's memories and the conjectures it made.
-        A ModelError leaves every turn as it was (pending).
+        A ModelError leaves every turn as it was (pending). `offline`: the offline cognition
+        perceives them, and their memories say so.
         """
         embeddings = self._embedder.embed([turn.text for turn in turns], "passage")
         found = self._store.working_memories(owner, embeddings, WORKING_MEMORY)
@@ -350,7 +353,8 @@ class Ingestion:
             for turn, working_memory in zip(turns, working_memories, strict=True)
         ]
         belief = self._beliefs.first_hand
-        perceptions = self._cognition.perceive(
+        cognition = self._offline if offline else self._cognition
+        perceptions = cognition.perceive(
             PerceptionQuestion(items=items, belief=belief, rules=rules)
         ).items
         statements = [
@@ -374,6 +378,7 @@ class Ingestion:
                 embedding=embedding,
                 accessed_at=turn.created_at,
                 awaiting_consolidation=True,
+                offline=offline,
             )
             links = [
                 Link(

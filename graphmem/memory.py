@@ -296,8 +296,9 @@ class GraphMem:
         Resumable and idempotent: its work is marked in the graph, each item is written at once
         with its mark cleared, so a run killed at any point and run again ends as one that was
         not, and a run with nothing new changes nothing. `progress` hears about every item. A
-        turn the model cannot answer about (ModelOutputError), even alone, stays pending ("left
-        pending") and the job goes on; a model that fails otherwise stops it with its ModelError.
+        turn the model cannot answer about (ModelOutputError) even alone is perceived by the
+        offline cognition, its memory marked `offline` ("derived offline"), so that no later
+        night asks about it again; a model that fails otherwise stops the job with its ModelError.
         """
         with self._telemetry.verb("consolidate", owner):
             checked(check_owner, owner)

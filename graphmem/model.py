@@ -220,7 +220,8 @@ class Memory(Node):
     restate their turns' memories); memories found by a search come without it (None): callers
     never need it, and 384 or more floats a memory would dominate a recall's cost.
     `awaiting_consolidation` marks a new fact until the sleep job has weighed it against older
-    ones.
+    ones. `offline` marks an observation that the offline cognition perceived because the model
+    could not answer about its turn, even alone, twice (graphmem.ingestion).
     """
 
     kind: MemoryKind
@@ -235,6 +236,7 @@ class Memory(Node):
     """When a fact that updates an older one (UPDATES) began to hold: when it was stated."""
     valid_until: Moment | None = None
     """When a fact stopped holding: when a newer one that UPDATES it was stated."""
+    offline: bool = False
 
     def superseded(self, at: datetime) -> bool:
         """Whether a newer fact had replaced this one by `at`."""

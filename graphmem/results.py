@@ -92,8 +92,9 @@ class SleepReport(BaseModel):
 
     `counts` holds derived (pending turns done), summaries, events started, events continued,
     facts (consolidated), SUPPORTS, CONTRADICTS, UPDATES and MERGED_INTO (edges made) and
-    retiered (tier moves); and what the model could not answer about, left for a later job:
-    left pending (turns), left unsummarised (turns), left unjudged (facts).
+    retiered (tier moves); derived offline (pending turns the model could not answer about even
+    alone, perceived by the offline cognition); and what the model could not answer about, left
+    for a later job: left unsummarised (turns), left unjudged (facts).
     """
 
     model_config = ConfigDict(frozen=True)

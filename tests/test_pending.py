@@ -13,6 +13,7 @@ from graphmem.cognition.openai import OpenAICognition
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import GraphMem
+from graphmem.model import Memory
 from graphmem.openai_endpoint import OpenAIEndpoint
 from graphmem.retrieval import RecallPolicy
 from graphmem.store.base import Store
@@ -160,7 +161,7 @@ def test_a_model_failure_mid_batch_leaves_that_chunk_and_the_rest_pending(
     assert store.count_graph(owner).nodes["Memory"] == 12
 
 
-def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_goes_on(
+def test_a_turn_the_model_cannot_answer_about_twice_is_perceived_offline_never_asked_again(
     store: Store, embedder: CachedEmbedder, owner: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(graphmem.memory, "OBSERVE_CHUNK", 4)
@@ -173,16 +174,18 @@ def test_a_turn_the_model_cannot_answer_about_stays_pending_and_the_sleep_job_go
         assert all(item.pending for item in memory.observe_many(owner, items))
     with scripted_openai_server(responder=cannot_perceive_day_six, port=server.port):
         report = memory.consolidate(owner, at=START + timedelta(days=1))
-    assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
-    assert report.counts["derived"] == 11
-    assert report.counts["left pending"] == 1
-    assert report.counts["summaries"] == 1  # the job went on: the session is summarised
-    assert report.counts["facts"] == 11
-    with scripted_openai_server(responder=offline_model, port=server.port):
-        again = memory.consolidate(owner, at=START + timedelta(days=2))
-    endpoint.close()
-    assert (again.counts["derived"], again.counts.get("left pending")) == (1, None)
     assert store.pending_turns(owner, 100) == []
+    assert (report.counts["derived"], report.counts["derived offline"]) == (11, 1)
+    assert report.counts["summaries"] == 1  # the job went on: the session is summarised
+    assert report.counts["facts"] == 12  # day 6's memory too
+    memories = [node for node in store.export(owner).nodes if isinstance(node, Memory)]
+    offline = [memory.text for memory in memories if memory.offline]
+    assert offline == [TURNS[6]]  # marked: the offline cognition perceived it
+    with scripted_openai_server(responder=cannot_perceive_day_six, port=server.port) as again:
+        later = memory.consolidate(owner, at=START + timedelta(days=2))
+        assert again.requests == []  # nothing left to ask: day 6 is not asked about again
+    endpoint.close()
+    assert not {"derived", "derived offline"} & set(later.counts)
     assert store.count_graph(owner).nodes["Memory"] == 12 + 1  # the turns' and the summary
 
 
@@ -237,7 +240,7 @@ def test_observe_does_not_ask_again_about_a_turn_the_model_answered_invalidly(
         assert (perceived.calls, perceived.failures) == (len(TURNS), 1)
         report = memory.consolidate(owner, at=START + timedelta(days=1))
     endpoint.close()
-    assert report.counts["left pending"] == 1  # the sleep job asked once more, alone
+    assert report.counts["derived offline"] == 1  # the sleep job asked once more, alone
     assert endpoint.accounting.by_operation()["perceive"].calls == len(TURNS) + 1
 
 
@@ -307,8 +310,8 @@ def test_turns_too_many_for_the_model_context_are_derived_in_halves_and_fewer_fr
         assert turns_asked(server) == [3, 3]
         report = memory.consolidate(owner, at=START + timedelta(days=1))
     endpoint.close()
-    assert report.counts["left pending"] == 1  # asked once more, alone
-    assert [turn.id for turn in store.pending_turns(owner, 100)] == ["t6"]
+    assert report.counts["derived offline"] == 1  # asked once more, alone, then perceived offline
+    assert store.pending_turns(owner, 100) == []
 
 
 def test_facts_too_many_for_the_model_context_are_judged_in_halves(

@@ -365,11 +365,11 @@ def test_the_api_key_is_sent_but_never_shown_when_the_answers_are_garbage(
         memory = GraphMem.open(model_settings(endpoint))
         try:
             observed = memory.observe(owner, "I'm allergic to milk.")
-            report = memory.consolidate(owner)  # the turn stays pending; the job goes on
+            report = memory.consolidate(owner)  # perceived offline; the job goes on
         finally:
             memory.close()
     assert observed.pending
-    assert report.counts["left pending"] == 1
+    assert report.counts["derived offline"] == 1
     warnings = [record.getMessage() for record in caplog.records if record.name == "graphmem"]
     assert any("the model's answer to perceive was invalid twice" in text for text in warnings)
     assert {authorization for _, authorization in endpoint.seen} == {f"Bearer {API_KEY}"}

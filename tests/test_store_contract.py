@@ -98,7 +98,13 @@ def test_memories_round_trip_with_every_field(
 ) -> None:
     [turn] = store.save_turns(owner, [make_turn(owner, 1, "I'm allergic to milk.")])
     memory = make_memory(
-        turn, embedder, belief=0.8, tier=Tier.COOL, kind=MemoryKind.FACT, importance=7.5
+        turn,
+        embedder,
+        belief=0.8,
+        tier=Tier.COOL,
+        kind=MemoryKind.FACT,
+        importance=7.5,
+        offline=True,
     )
     save(store, owner, turn, [memory])
     assert memory.embedding is not None

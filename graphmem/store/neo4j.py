@@ -165,7 +165,7 @@ def _turn_from(properties: Mapping[str, Any]) -> Turn:
 
 
 def _memory_row(memory: Memory) -> dict[str, Any]:
-    """Node properties of a memory: attention flattened, enums as values, the mark while true.
+    """Node properties of a memory: attention flattened, enums as values, marks while true.
 
     With them `terms`, the content terms of its text (graphmem.terms) in one text, which the
     fulltext indexes read: the lexical channel matches the same terms as the embedded store's.
@@ -174,6 +174,7 @@ def _memory_row(memory: Memory) -> dict[str, Any]:
     row["kind"] = memory.kind.value
     row["tier"] = int(memory.tier)
     row["awaiting_consolidation"] = True if memory.awaiting_consolidation else None
+    row["offline"] = True if memory.offline else None
     row["terms"] = indexed_terms(memory.text)
     row.update(_attention_row(memory.attention))
     return row
