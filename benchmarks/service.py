@@ -11,7 +11,7 @@ to the cache). Each server is `graphmem serve` as a user starts it, a process of
 127.0.0.1, with an admin key made before by `graphmem keys create --admin --json` (the clients
 send it; the script revokes it once the server has stopped), its default 8 workers, and
 `--rate` and `--burst` raised to RATE so that the rate limiter, which still runs, never
-answers 429. The script reads each server's "Application startup complete" line before using
+answers 429. The script reads each server's "Uvicorn running on" line (it listens) before using
 it, and reads its log of the requests (the time the app took for each) to the end.
 
 1 and 2, embedded store, one client, both ways at once: a memory in process (GraphMem) on one
@@ -202,7 +202,7 @@ def wait_ready(process: "subprocess.Popen[str]", log: list[str]) -> None:
     assert process.stderr is not None
     for line in process.stderr:
         log.append(line)
-        if "Application startup complete" in line:
+        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
             return
     raise SystemExit(f"graphmem serve ended with {process.wait()}:\n{''.join(log)}")
 

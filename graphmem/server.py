@@ -85,6 +85,11 @@ RETRY_AFTER_SECONDS = 5
 """What `Retry-After` says when the store cannot be reached."""
 UNAUTHORIZED = "send a valid key as Authorization: Bearer <key> (graphmem keys create)"
 """The message of a 401."""
+KEEP_ALIVE_SECONDS = 75
+"""How long an idle connection stays open: longer than a client's pool keeps one (httpx: 5 s)
+or a load balancer's idle timeout (often 60 s), so that the client closes it first. Were the
+server first, a request sent on a connection as it closes would fail without an answer."""
+
 MCP_PATH = "/mcp"
 """Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -818,7 +823,14 @@ def serve(settings: Settings, *, host: str, port: int, limits: Limits, workers: 
         served = AsyncGraphMem(memory, workers=workers)
         app = create_app(served, limits, open_access=open_access, host=host)
         with suppress(KeyboardInterrupt):
-            uvicorn.run(app, host=host, port=port, log_level="info", access_log=False)
+            uvicorn.run(
+                app,
+                host=host,
+                port=port,
+                log_level="info",
+                access_log=False,
+                timeout_keep_alive=KEEP_ALIVE_SECONDS,
+            )
     finally:
         memory.close()
         signal.signal(signal.SIGTERM, previous)

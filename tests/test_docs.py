@@ -324,7 +324,7 @@ def http_server(page: Page, block: Block) -> None:
     page.servers.append(server)
     assert server.stderr is not None
     for line in server.stderr:  # it says when it is ready
-        if "Application startup complete" in line:
+        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
             return
     pytest.fail(f"{block.where}: graphmem serve ended with {server.wait()}")
 

@@ -1,12 +1,14 @@
 """`graphmem serve` as a real process on 127.0.0.1, driven by the real client, on both stores."""
 
 import asyncio
+import http.client
 import inspect
 import json
 import socket
 import subprocess
 import sys
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -131,7 +133,7 @@ def start_server() -> Iterator[StartServer]:
         log = LOGS[url] = Log()
         reader = threading.Thread(target=log.read, args=(process.stderr,), daemon=True)
         reader.start()  # drained as it writes, so that a full pipe never stops the server
-        if not log.wait_for(lambda line: "Application startup complete" in line):
+        if not log.wait_for(lambda line: "Uvicorn running on" in line):  # listening now
             raise AssertionError(f"graphmem serve is not ready: {''.join(log.lines)}")
         started.append((process, reader))
         return url
@@ -367,6 +369,29 @@ def test_the_mcp_tools_are_served_at_mcp_behind_the_same_keys(served: Served) ->
     assert answer.json()["error"]["code"] == "unauthorized"
     with GraphMemClient(served.url, served.bob) as bob:
         assert bob.statistics(served.ben).total == 0  # ben's memory untouched
+
+
+def test_an_idle_connection_outlives_the_clients_pool_so_the_client_closes_it_first(
+    tmp_path: Path, start_server: StartServer
+) -> None:
+    """httpx keeps an idle pooled connection 5 s; were the server to close it then too, a
+    request sent on it as it closes would fail without an answer (15 of 768 did, before)."""
+    url = start_server(["--store", "networkx", "--path", str(tmp_path / "graph.json")])
+    host, port = url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
+        connection.request("GET", "/healthz")
+        first = connection.getresponse()
+        first.read()
+        socket_used = connection.sock
+        time.sleep(5.5)  # the idleness under test: longer than httpx keeps a connection
+        connection.request("GET", "/healthz")
+        again = connection.getresponse()
+        again.read()
+        assert connection.sock is socket_used is not None  # the same connection, still open
+    finally:
+        connection.close()
+    assert (first.status, again.status) == (200, 200)
 
 
 @pytest.mark.neo4j
