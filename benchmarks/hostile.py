@@ -9,8 +9,8 @@ HTTP server) from the suite's fragments, and checks each as the suite does, with
 runners and checks imported from it: ApiRun, McpRun, HttpRun and http_channel (which starts
 `graphmem serve`, makes its keys and looks for injections when it stops), attempt,
 check_refusal, forked_cli and cli_bytes, connected and RawClient, turn_differences,
-model_injections, RawGraph. `--jobs` channels run at once. Neo4j needs GRAPHMEM_NEO4J_URI and
-GRAPHMEM_NEO4J_PASSWORD.
+model_injections, RawGraph. `--jobs` channels run at once, each in a process of its own. Neo4j
+needs GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_PASSWORD.
 
 **Strings** (seeded: a seed draws the same inputs; only the run's owner names, which some
 fragments hold, differ). A hostile string is drawn one of six ways: 25% a fragment of the suite
@@ -68,14 +68,15 @@ suite's valid_owner; only owners that break it are drawn). The wrong types must 
 must lines and bodies cut short, in a list or with something after them, and bodies over the size
 limit (413); the suite's own inputs keep their own expectation; where no rule decides (most times,
 unknown arguments, most HTTP fields, a message id not found over HTTP) either passes. A crash is
-any other exception, a 5xx, no answer (within 60 s over HTTP and MCP), a traceback in an output or
-a log, a server that stops. Each block of inputs (API 100, command line 100, MCP and HTTP 500) has
-a fresh owner, and on networkx a store file of its own; when it ends: the owner's export holds
-exactly the turns stored, verbatim; the bystander owner's export is unchanged; no refused owner
-holds a node; the owner's nodes stay within the model (owner, belief, scores; on Neo4j also labels,
-types, property keys, indexes and constraints); the HTTP server's log holds no line it did not
-write. The API's blocks end with the sleep job, checked again, and the store file opened again must
-give back the same graphs.
+any other exception, a 5xx, no answer (within 60 s over HTTP and MCP; an MCP call left unanswered
+ends its session, and its block goes on in the next), a traceback in an output or a log, a server
+that stops. Each block of inputs (API 100, command line 100, MCP and HTTP 500) has a fresh owner,
+and on networkx a store file of its own; when it ends: the owner's export holds exactly the turns
+stored, verbatim; the bystander owner's export is unchanged; no refused owner holds a node; the
+owner's nodes stay within the model (owner, belief, scores; on Neo4j also labels, types, property
+keys, indexes and constraints); the HTTP server's log holds no line it did not write. The API's
+blocks end with the sleep job, checked again, and the store file opened again must give back the
+same graphs.
 
 **Figures**, per channel: inputs tried, stored verbatim (taken, and given back equal where it
 holds a value), refused (as it must be), crashes, injections, other wrong outcomes (a refusal
@@ -87,6 +88,7 @@ neither crashes nor wrong, but listed), and seconds.
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import random
 import re
@@ -98,11 +100,11 @@ import unicodedata
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, timezone
-from functools import partial
+from functools import cached_property, partial
 from multiprocessing import forkserver
 from pathlib import Path
 from typing import Any, Literal, cast, get_origin
@@ -598,9 +600,9 @@ class Fixtures:
             self.finalizers.pop()()
 
 
-@dataclass(frozen=True)
+@dataclass
 class Setup:
-    """What a channel runs with."""
+    """What a channel runs with (in a process of its own)."""
 
     per_channel: int
     seed: int
@@ -609,7 +611,11 @@ class Setup:
     prefix: str
     """Of every owner of the run (a Neo4j database outlives runs)."""
     fixtures: Fixtures
-    embedder: CachedEmbedder
+
+    @cached_property
+    def embedder(self) -> CachedEmbedder:
+        """The offline embedder, made in the channel's process."""
+        return CachedEmbedder(E5Embedder())
 
     def draw(self, channel: str, *, surrogates: bool) -> Draw:
         """The channel's own draws, from the seed."""
@@ -1206,6 +1212,9 @@ def exported_graphs(store: Store, embedder: CachedEmbedder, *owners: str) -> lis
 def cli_channel(setup: Setup, cache: Path) -> Channel:
     """Blocks of generated lines and commands."""
     channel, draw = Channel("CLI"), setup.draw("CLI", surrogates=True)
+    # Its processes fork from a server that has imported all this once.
+    FORKS.set_forkserver_preload(["graphmem.cli", "tests.conftest", "tests.test_hostile_input"])
+    forkserver.ensure_running()
     return run_blocks(setup, channel, draw, partial(cli_block, setup, channel, draw, cache))
 
 
@@ -1215,17 +1224,22 @@ def cli_channel(setup: Setup, cache: Path) -> Channel:
 class Deadline:
     """The SDK's client session, its calls given ANSWER_SECONDS to be answered.
 
-    The SDK's client waits for an answer for ever; a call left unanswered is then a crash (the
-    suite's McpRun notes a call that fails), and the session goes on.
+    The SDK's client waits for an answer for ever. A call left unanswered is a crash (the
+    suite's McpRun notes a call that fails), and it ends the session: the calls after it would
+    wait behind it, and what it did is unknown until the block's checks read the store.
     """
 
     def __init__(self, session: Any) -> None:
         self.session = session
+        self.timed_out = False
 
     async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
         """The tool's result, or TimeoutError."""
-        call = self.session.call_tool(name, arguments)
-        return await asyncio.wait_for(call, ANSWER_SECONDS)
+        try:
+            return await asyncio.wait_for(self.session.call_tool(name, arguments), ANSWER_SECONDS)
+        except TimeoutError:
+            self.timed_out = True
+            raise
 
 
 class McpBlock:
@@ -1544,7 +1558,7 @@ def mcp_block(setup: Setup, channel: Channel, draw: Draw, raw_draw: Draw, cache:
             async with connected(launch) as session:
                 deadline = Deadline(session)
                 mcp = McpBlock(McpRun(deadline, owner, channel.tally), channel, draw)
-                while channel.tally.tried < sdk_end:
+                while channel.tally.tried < sdk_end and not deadline.timed_out:
                     await mcp.step()
         await raw_calls(launch, folder / "raw.log", lines, channel)
         return mcp
@@ -1947,9 +1961,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "hostile.json")
     arguments = parser.parse_args()
     names = [CHANNELS[name.strip()] for name in arguments.channels.split(",")]
-    # The command line's processes fork from a server that has imported all this once.
-    FORKS.set_forkserver_preload(["graphmem.cli", "tests.conftest", "tests.test_hostile_input"])
-    forkserver.ensure_running()  # now, before an MCP block sends standard error to its log
     server = neo4j_server() if arguments.store == "neo4j" else None
     load_before = os.getloadavg()
     started = time.perf_counter()
@@ -1964,11 +1975,13 @@ def main() -> None:
                 Path(folder) / name.lower(),
                 prefix,
                 Fixtures(server),
-                CachedEmbedder(E5Embedder()),
             )
             for name in names
         ]
-        with ThreadPoolExecutor(max_workers=arguments.jobs) as pool:
+        # A process a channel: a long call in one (a regular expression holds the GIL) must not
+        # hold up another's client, and each channel's standard error is its own.
+        spawn = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=arguments.jobs, mp_context=spawn) as pool:
             channels = list(pool.map(run_channel, names, setups))
     seconds = time.perf_counter() - started
     print_report(channels, seconds)
