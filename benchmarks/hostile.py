@@ -149,6 +149,7 @@ from tests.test_hostile_input import (
     HttpRoute,
     HttpRun,
     McpRun,
+    Observer,
     RawClient,
     RawGraph,
     Tally,
@@ -666,6 +667,22 @@ def forget_target(draw: Draw, sent: dict[str, dict[str, str]]) -> tuple[str, boo
 # -- the API --------------------------------------------------------------------------------------
 
 
+def observe_then_recall(run: Observer, draw: Draw, ids: Ids, channel: Channel, number: int) -> None:
+    """A message with hostile fields through an API or HTTP run; often then its text as a query."""
+    sent = draw.message(ids.fresh, ids.taken)
+    stored, names = expectation(sent)
+    case = Hostile("generated", "message", sent["text"], stored=stored)
+    what = f"#{number} observe {shown(sent)}"
+    with channel.input("observe", stored, what):
+        run.observe(what, case, names, **sent)
+    text = sent["text"]
+    if (stored or not RULES["query"].takes(text)) and draw.chance(0.35):
+        query = Hostile("generated", "query", text, stored=RULES["query"].takes(text))
+        what = f"#{number + 1} recall {text!r:.80}"
+        with channel.input("recall", query.stored, what):
+            run.recall(what, query)
+
+
 class ApiBlock:
     """One owner's generated calls through GraphMem, each checked by the suite's ApiRun."""
 
@@ -692,19 +709,7 @@ class ApiBlock:
 
     def observe(self, number: int) -> None:
         """A message with hostile fields; often then its text as a query."""
-        draw, run = self.draw, self.run
-        sent = draw.message(self.ids.fresh, self.ids.taken)
-        stored, names = expectation(sent)
-        case = Hostile("generated", "message", sent["text"], stored=stored)
-        what = f"#{number} observe {shown(sent)}"
-        with self.channel.input("observe", stored, what):
-            run.observe(what, case, names, **sent)
-        text = sent["text"]
-        if (stored or not RULES["query"].takes(text)) and draw.chance(0.35):
-            query = Hostile("generated", "query", text, stored=RULES["query"].takes(text))
-            what = f"#{number + 1} recall {text!r:.80}"
-            with self.channel.input("recall", query.stored, what):
-                run.recall(what, query)
+        observe_then_recall(self.run, self.draw, self.ids, self.channel, number)
 
     def observe_at(self, number: int) -> None:
         """A message at a time of the wrong type, or at or past the ends of the calendar."""
@@ -1654,19 +1659,7 @@ class HttpBlock:
 
     def observe(self, number: int) -> None:
         """A message with hostile fields; often then its text as a query."""
-        draw, run = self.draw, self.run
-        sent = draw.message(self.ids.fresh, self.ids.taken)
-        stored, names = expectation(sent)
-        case = Hostile("generated", "message", sent["text"], stored=stored)
-        what = f"#{number} observe {shown(sent)}"
-        with self.channel.input("observe", stored, what):
-            run.observe(what, case, names, **sent)
-        text = sent["text"]
-        if (stored or not RULES["query"].takes(text)) and draw.chance(0.35):
-            query = Hostile("generated", "query", text, stored=RULES["query"].takes(text))
-            what = f"#{number + 1} recall {text!r:.80}"
-            with self.channel.input("recall", query.stored, what):
-                run.recall(what, query)
+        observe_then_recall(self.run, self.draw, self.ids, self.channel, number)
 
     def forget(self, number: int) -> HttpInput:
         """Forget a message of the verbatim owner: one stored, or one by a hostile id."""
