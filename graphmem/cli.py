@@ -729,12 +729,12 @@ def moment(text: str) -> datetime:
         at = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an ISO 8601 time: give one with a UTC offset, such as"
+            f"{text[:40]!r} is not an ISO 8601 time: give one with a UTC offset, such as"
             f" --at {AT_EXAMPLE}"
         ) from None
     if at.utcoffset() is None:
         raise argparse.ArgumentTypeError(
-            f"{text!r} has no UTC offset: give one, such as --at {AT_EXAMPLE}"
+            f"{text[:40]!r} has no UTC offset: give one, such as --at {AT_EXAMPLE}"
         )
     return at
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInputError
+from graphmem.inputs import keepable
 from graphmem.model import check_identifier, check_session, check_speaker, check_text
 from graphmem.results import OwnerGraph, parse_record
 
@@ -71,13 +72,16 @@ def field_kind(fields: dict[str, Any], key: str) -> str:
 
 
 def parse_moment(at: object) -> datetime:
-    """An ISO 8601 time with a UTC offset as a datetime, else ValueError naming the problem."""
+    """An ISO 8601 time with a UTC offset that a store keeps, else ValueError naming the problem."""
     if not isinstance(at, str):
         raise ValueError(f"at must be an ISO 8601 string, not {json_kind(at)}")
-    moment = datetime.fromisoformat(at)
+    try:
+        moment = datetime.fromisoformat(at)
+    except ValueError:
+        raise ValueError(f"at must be a time in ISO 8601, not {at[:40]!r}") from None
     if moment.utcoffset() is None:
-        raise ValueError(f"at {at!r} has no timezone")
-    return moment
+        raise ValueError(f"at {at[:40]!r} has no timezone")
+    return keepable(moment)
 
 
 def read_message(line: str, number: int) -> dict[str, Any]:

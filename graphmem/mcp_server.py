@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import anyio
-from pydantic import BaseModel, BeforeValidator, Field
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
@@ -38,6 +38,7 @@ try:
         JSONRPCError,
         TextContent,
         ToolAnnotations,
+        jsonrpc_message_adapter,
     )
 except ModuleNotFoundError as missing:
     raise ConfigurationError(
@@ -285,11 +286,34 @@ def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-class _Server(MCPServer):
-    """The SDK's server, except that over stdio a line that is no JSON-RPC message is answered.
+def _read_again(refusal: Exception) -> SessionMessage | None:
+    """A line the SDK's JSON parser refused, read by Python's; None if it is no message either.
 
-    JSON-RPC answers such a line with a parse error (id null); the SDK drops it, and a client
-    that sent a request the server could not read (a lone surrogate, JSON nested too deep)
+    The SDK's parser stops at 200 levels of nesting and at a lone surrogate; Python's reads
+    nesting to its recursion limit (about 1,000) and surrogates too, so that such a request
+    reaches its tool, which refuses the argument by name, instead of a parse error without id.
+    """
+    problems = refusal.errors() if isinstance(refusal, ValidationError) else []
+    line = problems[0].get("input") if problems else None
+    if not isinstance(line, str) or problems[0]["type"] != "json_invalid":
+        return None
+    try:
+        value = json.loads(line, parse_constant=_no_constant)
+        return SessionMessage(jsonrpc_message_adapter.validate_python(value, by_name=False))
+    except (RecursionError, ValueError):  # ValidationError is a ValueError
+        return None
+
+
+def _no_constant(name: str) -> None:
+    """Refuse NaN and Infinity, which JSON does not have (Python's parser takes them)."""
+    raise ValueError(f"{name} is not JSON")
+
+
+class _Server(MCPServer):
+    """The SDK's server, except that over stdio a line its parser refuses is read once more.
+
+    A line that still is no JSON-RPC message is answered with a parse error (id null), as
+    JSON-RPC says; the SDK drops it, and a client whose request the server could not read
     would wait for its answer forever.
     """
 
@@ -302,14 +326,15 @@ class _Server(MCPServer):
 
             async def answer_unreadable() -> None:
                 async with send_readable:
-                    async for item in lines:
-                        if isinstance(item, Exception):
+                    async for line in lines:
+                        message = _read_again(line) if isinstance(line, Exception) else line
+                        if message is None:
                             error = ErrorData(code=PARSE_ERROR, message="Parse error")
                             await answers.send(
                                 SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
                             )
                         else:
-                            await send_readable.send(item)
+                            await send_readable.send(message)
 
             async with anyio.create_task_group() as tasks:
                 tasks.start_soon(answer_unreadable)

@@ -92,8 +92,8 @@ HAN_NUMBER = r"(\d{1,3}|[一二两三四五六七八九十]{1,3}|半|几)"
 HAN_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week"}
 HAN_UNITS |= {"月": "month", "年": "year"}
 HAN_UNIT = r"(天|日|周|星期|礼拜|月|年)"
-HAN_AGO = re.compile(rf"{HAN_NUMBER}\s*个?\s*{HAN_UNIT}(?:之|以)?前")
-HAN_LAST_COUNT = re.compile(rf"(?:最近|过去|近)\s*的?\s*{HAN_NUMBER}\s*个?\s*{HAN_UNIT}")
+HAN_AGO = re.compile(rf"{HAN_NUMBER}\s*(?:个\s*)?{HAN_UNIT}(?:之|以)?前")
+HAN_LAST_COUNT = re.compile(rf"(?:最近|过去|近)\s*(?:的\s*)?{HAN_NUMBER}\s*(?:个\s*)?{HAN_UNIT}")
 HAN_DAYS = {"大前天": 3, "前天": 2, "昨天": 1, "昨日": 1}
 HAN_RELATIVE = {
     "上上周": ("week", -2),

@@ -280,7 +280,10 @@ def test_bad_input_lines_are_named_and_what_came_before_stays(tmp_path: Path) ->
         ("{not json", "line 2: not JSON"),
         ('["a list"]', "line 2: not an object with a text string"),
         ('{"text": "hi", "when": "now"}', "line 2: unknown keys ['when']"),
-        ('{"text": "hi", "at": "yesterday"}', "line 2: Invalid isoformat string"),
+        (
+            '{"text": "hi", "at": "yesterday"}',
+            "line 2: at must be a time in ISO 8601, not 'yesterday'",
+        ),
         ('{"text": "hi", "at": "2026-03-01T09:00:00"}', "line 2: "),
         ('{"text": ""}', "line 2: "),
         ("[" * 100_000 + "]" * 100_000, "line 2: not JSON"),
@@ -499,7 +502,10 @@ def test_import_history_reads_json_lines_as_observe_does(tmp_path: Path) -> None
         (json.dumps([[{"role": "user", "content": " "}]]), "session 1 message 1: text is empty"),
         (json.dumps([["hi"]]), "session 1 message 1: a string, not an object"),
         (json.dumps([HAYSTACK[0], "hi"]), "session 2: a string, neither a list of messages"),
-        (json.dumps([{"at": "yesterday", "messages": []}]), "session 1: Invalid isoformat"),
+        (
+            json.dumps([{"at": "yesterday", "messages": []}]),
+            "session 1: at must be a time in ISO 8601",
+        ),
         (
             json.dumps([{"at": "2024-05-01T08:00:00", "messages": HAYSTACK[0]}]),
             "session 1: at '2024-05-01T08:00:00' has no timezone",

@@ -183,6 +183,8 @@ TEXTS = [
     Hostile("length", "empty", "", stored=False),
     Hostile("length", "only whitespace", " \t\n\u3000\u2028", stored=False),
     Hostile("length", "one over the limit", MAX_TEXT + "x", stored=False),
+    Hostile("length", "a count, then spaces", of_length("3", MAX_TEXT_CHARS, "x")),
+    Hostile("length", "最近, then spaces", of_length("最近", MAX_TEXT_CHARS, "x")),
     Hostile("length", "1 MB", ONE_MEGABYTE, stored=False),
     Hostile("length", "1 MB of CJK", "牛" * 350_000, stored=False),
 ]
@@ -844,6 +846,10 @@ CLI_REFUSED_LINES: list[tuple[str, str, str]] = [
         "message_id",
     ),
     ("a text of 2 MB", json.dumps({"text": "x" * 2_000_000}), "text has 2000000 characters"),
+    ("an at before the year 1 in UTC", '{"text": "hi", "at": "0001-01-01T00:00:00+14:00"}', "at"),
+    ("an at after 8499", '{"text": "hi", "at": "9999-12-31T23:59:59+00:00"}', "year"),
+    ("an at offset by seconds", '{"text": "hi", "at": "2026-03-01T09:00:00+05:30:15"}', "minutes"),
+    ("an at of 900 kB", json.dumps({"text": "hi", "at": "2026-03-01" + " " * 900_000}), "ISO"),
     ("2 MB that is not JSON", "x" * 2_000_000, "not JSON"),
     ("a text that is a number", '{"text": 42}', "text string"),
     ("a text that is a list", '{"text": ["hi"]}', "text string"),
@@ -1062,9 +1068,14 @@ def test_bad_lines_and_owners_are_refused_by_the_command_line(
         for refusal, done in zip(runs, results, strict=True):
             tally.tried += 1
             check_refusal(tally, refusal.name, done, refusal.prefix, refusal.says)
-        first = cli_store("networkx", request, tmp_path / "0", embedding_cache)
-        if list(exported_turns(first, "ann")) != ["good"]:
-            tally.note("wrong", "a refused line stored something, or lost the good one before it")
+        for number, (name, _line, _says) in enumerate(CLI_REFUSED_LINES):
+            store = NetworkXStore.open(tmp_path / str(number) / "graph.json")
+            try:
+                stored = list(turns_by_id(store.export("ann")))
+            finally:
+                store.close()
+            if stored != ["good"]:
+                tally.note("wrong", f"{name}: a refused line stored, or the good one before lost")
         tally.tried += 1
         where = cli_store("networkx", request, tmp_path / "bytes", embedding_cache)
         done = cli_bytes(where, "observe", "--owner", "ann", stdin=b'{"text": "caf\xe9"}\n')
@@ -1130,6 +1141,8 @@ MCP_WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
     ("observe", {"text": ["hi"]}, "text"),
     ("observe", {"text": {"a": 1}}, "text"),
     ("observe", {"text": nested(150)}, "text"),
+    ("observe", {"text": nested(240)}, "text"),  # deeper than the SDK's server parses JSON
+    ("recall", {"query": nested(240)}, "query"),
     ("observe", {"message_id": 42}, "message_id"),
     ("observe", {"message_id": ["m"]}, "message_id"),
     ("observe", {"speaker": 42}, "speaker"),
@@ -1216,8 +1229,8 @@ class McpRun:
         """Call a tool; its structured content, or None when refused (noting what is wrong)."""
         self.tally.tried += 1
         try:
-            result = await self.session.call_tool(name, arguments)
-        except Exception as error:  # the client's call failed: the server is gone
+            result = await self.session.call_tool(name, arguments, ANSWER_SECONDS)
+        except Exception as error:  # the client's call failed or got no answer
             self.tally.note("crash", f"{what}: the call failed: {type(error).__name__}: {error}")
             return None
         message = tool_text(result)
@@ -1822,7 +1835,7 @@ def serving(where: list[str], tally: Tally, log_file: Path) -> Iterator[HttpServ
     log: list[str] = []
     for line in process.stderr:  # the server says when it is ready
         log.append(line)
-        if "Application startup complete" in line:
+        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
             break
     else:
         raise AssertionError(f"graphmem serve ended with {process.wait()}: {''.join(log)[-2000:]}")
