@@ -1229,19 +1229,19 @@ def cli_channel(setup: Setup, cache: Path) -> Channel:
 class Deadline:
     """The SDK's client session, its calls given ANSWER_SECONDS to be answered.
 
-    The SDK's client waits for an answer for ever. A call left unanswered is a crash (the
-    suite's McpRun notes a call that fails), and it ends the session: the calls after it would
-    wait behind it, and what it did is unknown until the block's checks read the store.
+    A call left unanswered is a crash (the suite's McpRun notes a call that fails), and it
+    ends the session: the calls after it would wait behind it, and what it did is unknown until
+    the block's checks read the store.
     """
 
     def __init__(self, session: Any) -> None:
         self.session = session
         self.timed_out = False
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """The tool's result, or TimeoutError."""
+    async def call_tool(self, name: str, arguments: dict[str, Any], seconds: float) -> Any:
+        """The tool's result, or TimeoutError after `seconds` (the suite's ANSWER_SECONDS)."""
         try:
-            return await asyncio.wait_for(self.session.call_tool(name, arguments), ANSWER_SECONDS)
+            return await asyncio.wait_for(self.session.call_tool(name, arguments), seconds)
         except TimeoutError:
             self.timed_out = True
             raise
