@@ -21,12 +21,14 @@ among each category's evidence turns. It shows why such a turn, which shares the
 later question about the same thing, counts less.
 
 recall steps (--store neo4j only): graphmem ingests the conversations (offline cognition, as
-benchmarks/locomo.py does), then recalls every question in peek mode twice (the first pass warms
-the server) while each store read of the second pass is timed: calls per recall, mean and
-p95 milliseconds of each, and the mean of the server's own time for it, and the whole recall's
-p50 and p95 (as locomo.py measures it); the rest of a recall (the query's embedding, from the
-benchmark's cache, and the scoring) runs in Python. Neo4j's address comes from GRAPHMEM_*
-variables (graphmem.config); the owners are forgotten at the end.
+benchmarks/locomo.py does) into the embedded store and into Neo4j, one after the other, then
+recalls every question in peek mode twice on each (the first pass warms caches and the server);
+on Neo4j each store read of the second pass is timed: calls per recall, mean and p95
+milliseconds of each, and the mean of the server's own time for it. Both stores' whole recall
+p50 and p95 (as locomo.py measures it) and their ratio, same conversations, same run; the rest
+of a recall (the query's embedding, from the benchmark's cache, and the scoring) runs in
+Python. Neo4j's address comes from GRAPHMEM_* variables (graphmem.config); the owners are
+forgotten at the end.
 
 These read questions and evidence to describe the data; no method uses what they find.
 """
@@ -61,17 +63,21 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
 from graphmem.retrieval import only_asks
+from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore
+from graphmem.store.networkx import NetworkXStore
 
 DEPTHS = (10, 20, 50)
 K = 10
 """Memories a timed recall returns, as benchmarks/locomo.py asks for by default."""
 TIMED_READS = (
     "find_similar_memories",
+    "causal_rules",
     "find_memories_mentioning",
     "find_neighbours",
 )
-"""The store reads a recall makes (a peek recall writes nothing)."""
+"""The store reads a recall makes (a peek recall writes nothing); find_memories_mentioning is
+two statements (the terms' counts, then the search), its server time their sum."""
 
 
 def percent(values: list[float]) -> float:
@@ -160,15 +166,15 @@ class TimedNeo4jStore(Neo4jStore):
         self.seconds: dict[str, list[float]] = defaultdict(list)
         self.server_milliseconds: dict[str, list[float]] = defaultdict(list)
         self._reading: str | None = None
+        self._server = 0.0
+        """The server's milliseconds for the statements of the read being timed."""
         execute = self._driver.execute_query
 
         def server_timed(*arguments: Any, **keywords: Any) -> Any:
             result = execute(*arguments, **keywords)
             if self._reading is not None:
                 summary = result.summary
-                self.server_milliseconds[self._reading].append(
-                    summary.result_available_after + summary.result_consumed_after
-                )
+                self._server += summary.result_available_after + summary.result_consumed_after
             return result
 
         self._driver.execute_query = server_timed  # type: ignore[method-assign]
@@ -189,17 +195,22 @@ class TimedNeo4jStore(Neo4jStore):
         """Timed."""
         return self._timed("find_neighbours", super().find_neighbours)(*arguments, **keywords)
 
+    def causal_rules(self, *arguments: Any, **keywords: Any) -> Any:
+        """Timed."""
+        return self._timed("causal_rules", super().causal_rules)(*arguments, **keywords)
+
     def _timed(self, name: str, read: Callable[..., Any]) -> Callable[..., Any]:
         """The read, adding its wall time to `seconds[name]`."""
 
         def timed(*arguments: Any, **keywords: Any) -> Any:
             started = time.perf_counter()
-            self._reading = name
+            self._reading, self._server = name, 0.0
             try:
                 return read(*arguments, **keywords)
             finally:
                 self._reading = None
                 self.seconds[name].append(time.perf_counter() - started)
+                self.server_milliseconds[name].append(self._server)
 
         return timed
 
@@ -210,29 +221,42 @@ def milliseconds(seconds: list[float]) -> dict[str, float]:
     return {"mean_ms": round(1000 * statistics.fmean(seconds), 1), "p95_ms": round(1000 * p95, 1)}
 
 
-def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
-    """Ingest on Neo4j, recall every question in peek mode twice; time each read of the second.
+def timed_recalls(store: Store, samples: list[Sample]) -> dict[str, float]:
+    """Ingest into a store, recall every question in peek mode twice; the second pass's cost.
 
-    Returns each read's calls a recall, mean and p95, and the recall's p50 and p95.
+    A TimedNeo4jStore times its reads of the second pass only.
     """
-    settings = Settings.from_env(store="neo4j")
-    assert settings.neo4j_password is not None, "set GRAPHMEM_NEO4J_PASSWORD"
-    store = TimedNeo4jStore.connect(
-        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database
-    )
-    assert isinstance(store, TimedNeo4jStore)  # connect makes the class it is called on
     embedder = CachedEmbedder(E5Embedder(), CACHE)
     store.prepare(embedder.dimensions)
     conversations = [sample.conversation for sample in samples]
     with GraphMem(store, embedder) as memory:
         owners = ingest_all(memory, conversations, facts=False).owners
         gc.freeze()  # as benchmarks/locomo.py does: no collector pauses from the harness's data
-        recall_pass(memory, conversations, owners, K, memories=K, peek=True)  # warms the server
-        store.seconds.clear()
-        store.server_milliseconds.clear()
+        recall_pass(memory, conversations, owners, K, memories=K, peek=True)  # warms the caches
+        if isinstance(store, TimedNeo4jStore):
+            store.seconds.clear()
+            store.server_milliseconds.clear()
         timed = recall_pass(memory, conversations, owners, K, memories=K, peek=True)
         for owner in owners.values():
             memory.forget(owner)
+        gc.unfreeze()
+    return timed.cost
+
+
+def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], dict[str, Any]]:
+    """Time peek recalls on the embedded store, then on Neo4j with each of its reads timed.
+
+    Returns Neo4j's reads (calls a recall, mean and p95, the server's mean) and both stores'
+    recall p50 and p95 with their ratio.
+    """
+    embedded = timed_recalls(NetworkXStore.open(None), samples)
+    settings = Settings.from_env(store="neo4j")
+    assert settings.neo4j_password is not None, "set GRAPHMEM_NEO4J_PASSWORD"
+    store = TimedNeo4jStore.connect(
+        settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database
+    )
+    assert isinstance(store, TimedNeo4jStore)  # connect makes the class it is called on
+    neo4j = timed_recalls(store, samples)
     recalls = sum(len(sample.conversation.questions) for sample in samples)
     steps = {
         name: {"calls_per_recall": round(len(store.seconds[name]) / recalls, 2)}
@@ -240,7 +264,8 @@ def recall_steps(samples: list[Sample]) -> tuple[dict[str, dict[str, float]], di
         | {"server_mean_ms": round(statistics.fmean(store.server_milliseconds[name]), 1)}
         for name in TIMED_READS
     }
-    return steps, timed.cost
+    ratio = round(neo4j["recall_p50_ms"] / embedded["recall_p50_ms"], 2)
+    return steps, {"embedded": embedded, "neo4j": neo4j, "neo4j_over_embedded_p50": ratio}
 
 
 def print_table(title: str, rows: dict[str, dict[str, float]]) -> None:
@@ -273,10 +298,13 @@ def main() -> None:
         print("ingesting on Neo4j, then timing recalls", file=sys.stderr, flush=True)
         result["recall_steps"], result["recall"] = recall_steps(samples)
         print_table("A peek recall's store reads on Neo4j", result["recall_steps"])
-        print(
-            f"\nrecall p50 / p95: {result['recall']['recall_p50_ms']}"
-            f" / {result['recall']['recall_p95_ms']} ms"
-        )
+        recall = result["recall"]
+        for store in ("embedded", "neo4j"):
+            print(
+                f"\nrecall p50 / p95, {store}: {recall[store]['recall_p50_ms']}"
+                f" / {recall[store]['recall_p95_ms']} ms"
+            )
+        print(f"Neo4j over embedded at p50: {recall['neo4j_over_embedded_p50']}")
     if arguments.out:
         arguments.out.write_text(json.dumps(result, indent=2) + "\n")
 

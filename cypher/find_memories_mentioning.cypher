@@ -9,13 +9,21 @@
 //             counts, cypher/count_memories_holding.cypher: the owner as a phrase, each term as
 //             a regular expression matching it whole, boosted), $embedding, $limit, $deepest
 //             (0-3).
-// Returns: one row: found, a list, best match first, of {memory (properties, embedding left
-//          out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
-//          properties, likewise)}; see find_similar_memories.cypher for why. Lucene is asked
-//          for 4 x $limit hits, as deeper tiers are filtered out after it.
+// Returns: one row: found, a list, best match first, of {memory (properties, embedding and
+//          terms left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns
+//          (list of turn properties, likewise)}; see find_similar_memories.cypher for why.
+//          Lucene is asked for 4 x $limit hits, as deeper tiers are filtered out after it; the
+//          similarity, which reads a memory's embedding, is computed only for the hits that
+//          match at least as well as the $limit-th (ties with it may still enter).
 CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
 YIELD node AS m, score
 WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest AND m.kind <> 'summary'
+WITH m, score
+ORDER BY score DESC
+WITH collect({memory: m, score: score}) AS hits
+UNWIND hits AS hit
+WITH hit.memory AS m, hit.score AS score, hits[$limit - 1].score AS boundary
+WHERE boundary IS NULL OR score >= boundary
 WITH m, score, 2 * vector.similarity.cosine(m.embedding, $embedding) - 1 AS similarity
 ORDER BY score DESC, similarity DESC, m.id ASC
 LIMIT $limit
@@ -24,7 +32,7 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-WITH m {.*, embedding: null, created_at: toString(m.created_at),
+WITH m {.*, embedding: null, terms: null, created_at: toString(m.created_at),
        accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
        valid_until: toString(m.valid_until),
        attention_long_term_at: toString(m.attention_long_term_at),

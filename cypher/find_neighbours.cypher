@@ -9,21 +9,22 @@
 //          on its INFERRED_FROM edge; ties: the latest, then id; edges without one left out); in
 //          0..$deepest; each with its cosine similarity to the query embedding and its source
 //          turns; the given memories, the $known ones (a recall's candidates) and dialogue
-//          summaries (they restate their turns' memories) left out. Sessions are found through the (owner, session, position) index,
-//          so the cost is bounded by $window and $links, not by history. The edges: those among
-//          the given, known and found memories, each memory sought by its (owner, id) key (with
-//          IN, Neo4j 2026.08 seeks the owner index and filters every memory of the owner) and
-//          its own edges followed, so the cost grows with their edges, not with the square of
-//          their number or with the owner's memories. Read here rather than by a statement of
-//          their own, they cost one round trip less and 1.5-3 ms less server time.
+//          summaries (they restate their turns' memories) left out. A session's turns are found
+//          by one range seek of the (owner, session, position) index, so the cost is bounded by
+//          $window and $links, not by history. The edges: those among the given, known and
+//          found memories, each memory sought by its (owner, id) key (with IN, Neo4j 2026.08
+//          seeks the owner index and filters every memory of the owner) and its own edges
+//          followed, so the cost grows with their edges, not with the square of their number
+//          or with the owner's memories. Read here rather than by a statement of their own,
+//          they cost one round trip less and 1.5-3 ms less server time.
 // Parameters: $owner, $ids (memory ids), $known (memory ids), $evoked (impression ids),
 //             $embedding, $window (turns either side), $links (linked memories per given memory,
 //             cues per impression), $deepest (0-3).
-// Returns: one row: found, a list, by memory id, of {memory (properties, embedding left out,
-//          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
-//          properties, likewise)}, see find_similar_memories.cypher for why; and links, a list
-//          of [type, source, target, weight, sufficiency], one per edge, ordered by type, source
-//          and target; and cues, a list, by impression and memory id, of {impression (its
+// Returns: one row: found, a list, by memory id, of {memory (properties, embedding and terms
+//          left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of
+//          turn properties, likewise)}, see find_similar_memories.cypher for why; and links, a
+//          list of [type, source, target, weight, sufficiency], one per edge, ordered by type,
+//          source and target; and cues, a list, by impression and memory id, of {impression (its
 //          properties, the embedding empty), memory (the cue's id), belief (the edge's)}, known
 //          cues included.
 CALL () {
@@ -49,7 +50,7 @@ CALL (evoked_memories) {
     CALL (given) {
       MATCH (given)-[:FROM]->(t:Turn)
       MATCH (near:Turn {owner: $owner, session: t.session})
-      WHERE near.position IN range(t.position - $window, t.position + $window)
+      WHERE t.position - $window <= near.position <= t.position + $window
       MATCH (m:Memory)-[:FROM]->(near)
       RETURN m
       UNION
@@ -81,7 +82,7 @@ CALL (evoked_memories) {
     WITH t ORDER BY t.created_at, t.id
     RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
   }
-  WITH m {.*, embedding: null, created_at: toString(m.created_at),
+  WITH m {.*, embedding: null, terms: null, created_at: toString(m.created_at),
          accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
          valid_until: toString(m.valid_until),
          attention_long_term_at: toString(m.attention_long_term_at),

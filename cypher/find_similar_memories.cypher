@@ -4,13 +4,15 @@
 //          exactly when the filter leaves few memories and approximately over many, hence the
 //          over-fetch $fetch, measured in benchmarks/scale.py), best first with ties broken by
 //          id, each with its source turns oldest first. A recall that thinks again reads only
-//          the tiers it has not read. Dialogue summaries are left out: they restate their
-//          turns' memories.
+//          the tiers it has not read, and only the memories at least as similar as the worst it
+//          holds ($at_least). Dialogue summaries are left out: they restate their turns'
+//          memories.
 // Parameters: $owner, $embedding (list of floats), $limit, $fetch (nearest neighbours asked of
-//             the index, >= $limit), $shallowest and $deepest (0-3).
-// Returns: one row: found, a list, best first, of {memory (properties, embedding left out,
-//          date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of turn
-//          properties, likewise)}. One record with a list, and date-times as text, because the
+//             the index, >= $limit), $shallowest and $deepest (0-3), $at_least (a similarity
+//             in [-1, 1], or null for any).
+// Returns: one row: found, a list, best first, of {memory (properties, embedding and terms
+//          left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of
+//          turn properties, likewise)}. One record with a list, and date-times as text, because the
 //          Python driver spends ~25 us on every record and ~40 us on every DateTime.
 CYPHER 25
 MATCH (m:Memory)
@@ -21,7 +23,7 @@ MATCH (m:Memory)
     LIMIT $fetch
   ) SCORE AS score
 WITH m, score
-WHERE m.kind <> 'summary'
+WHERE m.kind <> 'summary' AND ($at_least IS NULL OR 2 * score - 1 >= $at_least)
 ORDER BY score DESC, m.id ASC
 LIMIT $limit
 CALL (m) {
@@ -29,7 +31,7 @@ CALL (m) {
   WITH t ORDER BY t.created_at, t.id
   RETURN collect(t {.*, created_at: toString(t.created_at)}) AS turns
 }
-WITH m {.*, embedding: null, created_at: toString(m.created_at),
+WITH m {.*, embedding: null, terms: null, created_at: toString(m.created_at),
        accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
        valid_until: toString(m.valid_until),
        attention_long_term_at: toString(m.attention_long_term_at),

@@ -6,7 +6,7 @@
 // Parameters: $owner, $embeddings (list of lists of floats), $size (memories per embedding),
 //             $fetch (nearest neighbours asked of the index, >= $size).
 // Returns: one row per embedding, in order: found, a list, best first, of {memory (properties,
-//          embedding left out, date-times as ISO text), similarity (cosine in [-1, 1])}.
+//          embedding and terms left out, date-times as ISO text), similarity (cosine in [-1, 1])}.
 CYPHER 25
 UNWIND $embeddings AS embedding
 CALL (embedding) {
@@ -22,7 +22,7 @@ CALL (embedding) {
   ORDER BY score DESC, m.id ASC
   LIMIT $size
   RETURN collect({
-    memory: m {.*, embedding: null, created_at: toString(m.created_at),
+    memory: m {.*, embedding: null, terms: null, created_at: toString(m.created_at),
                accessed_at: toString(m.accessed_at), valid_from: toString(m.valid_from),
                valid_until: toString(m.valid_until),
                attention_long_term_at: toString(m.attention_long_term_at),

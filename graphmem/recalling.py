@@ -198,11 +198,16 @@ class Recalling:
         searched: Tier | None,
         depth: Tier,
     ) -> list[SimilarMemory]:
-        """The most similar memories down to `depth`, reading only the tiers below `searched`."""
+        """The most similar memories down to `depth`, reading only the tiers below `searched`.
+
+        Once `limit` are held, the deeper tiers are asked only for memories at least as similar
+        as the worst of them: no other could enter.
+        """
         shallowest = Tier.HOT if searched is None else Tier(searched + 1)
         limit = self._policy.candidates
+        at_least = dense[limit - 1].similarity if len(dense) >= limit else None
         deeper = self._store.find_similar_memories(
-            owner, embedding, limit, depth, shallowest=shallowest
+            owner, embedding, limit, depth, shallowest=shallowest, at_least=at_least
         )
         ranked = sorted(dense + deeper, key=lambda item: (-item.similarity, item.memory.id))
         return ranked[:limit]

@@ -150,6 +150,19 @@ def test_similar_memories_come_best_first_with_their_turns(
     assert all(item.turns[0].text == item.memory.text for item in found)
 
 
+def test_a_search_for_memories_at_least_as_similar_leaves_out_only_the_less_similar(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    fill(store, owner, embedder)
+    [query] = embedder.embed(["Can I drink milk?"], "query")
+    every = store.find_similar_memories(owner, query, len(TEXTS))
+    floor = every[2].similarity
+    assert every[3].similarity < floor  # distinct similarities: the floor cuts after three
+    assert store.find_similar_memories(owner, query, len(TEXTS), at_least=floor) == every[:3]
+    assert store.find_similar_memories(owner, query, 2, at_least=floor) == every[:2]
+    assert store.find_similar_memories(owner, query, len(TEXTS), at_least=1.01) == []
+
+
 def test_owners_never_see_each_other(store: Store, owner: str, embedder: CachedEmbedder) -> None:
     fill(store, owner, embedder)
     stranger = owner + "-b"

@@ -627,8 +627,13 @@ class Store(Protocol):
         deepest: Tier = Tier.DEEP,
         *,
         shallowest: Tier = Tier.HOT,
+        at_least: float | None = None,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
+
+        With `at_least`, only those whose similarity is at least that: a recall reading deeper
+        tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        """
 
     def find_memories_mentioning(
         self,

@@ -886,8 +886,13 @@ class Neo4jStore:
         deepest: Tier = Tier.DEEP,
         *,
         shallowest: Tier = Tier.HOT,
+        at_least: float | None = None,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
+
+        With `at_least`, only those whose similarity is at least that: a recall reading deeper
+        tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        """
         return self._find(
             "find_similar_memories",
             {
@@ -897,6 +902,7 @@ class Neo4jStore:
                 "fetch": max(limit, VECTOR_FETCH),
                 "shallowest": int(shallowest),
                 "deepest": int(deepest),
+                "at_least": at_least,
             },
         )
 

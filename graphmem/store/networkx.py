@@ -610,8 +610,13 @@ class NetworkXStore:
         deepest: Tier = Tier.DEEP,
         *,
         shallowest: Tier = Tier.HOT,
+        at_least: float | None = None,
     ) -> list[SimilarMemory]:
-        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding."""
+        """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
+
+        With `at_least`, only those whose similarity is at least that: a recall reading deeper
+        tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        """
         with self._lock:
             memories = [
                 node
@@ -621,7 +626,13 @@ class NetworkXStore:
                 and searchable(node)
             ]
             ranked = sorted(
-                zip(self._similarities(memories, embedding), memories, strict=True),
+                (
+                    (similarity, memory)
+                    for similarity, memory in zip(
+                        self._similarities(memories, embedding), memories, strict=True
+                    )
+                    if at_least is None or similarity >= at_least
+                ),
                 key=lambda pair: (-pair[0], pair[1].id),
             )[:limit]
             return [self._found(memory, similarity) for similarity, memory in ranked]
