@@ -950,7 +950,7 @@ class CliBlock:
     def truncated(self, what: str, message: dict[str, Any]) -> Line:
         """The line cut short: no longer JSON."""
         line = dumps(message)
-        cut = line[: self.draw.rng.randrange(len(line))]
+        cut = line[: self.draw.rng.randrange(1, len(line))]  # none left would be a blank line
         return Line(f"{what} cut to {len(cut)}", cut, False, ("not JSON",))
 
     def in_a_list(self, what: str, message: dict[str, Any]) -> Line:
