@@ -1,0 +1,272 @@
+"""What goes into the prompt at a token budget: evidence recall against the baselines.
+
+graphmem's context and the baselines' are cut to the same budgets (issue 46's measure, taken
+before graphmem has a context of its own), on LoCoMo or LongMemEval.
+
+    python benchmarks/context.py locomo|longmemeval DATA.json [--budgets 500,1000,2000,4000]
+        [--out RESULT.json]
+
+For each question and budget N, a method's context is the text it would put into a prompt: its
+lines in its own order, each kept if it fits whole into what is left of N tokens (the simple
+cut; a line too long is passed over):
+- a baseline (bm25, rrf:e5, context+session:e5 of benchmarks/locomo.py): its turns in rank
+  order, a line each ("[n] date time text", the text as every method sees it: speaker, text,
+  an image's caption);
+- graphmem: `Recall.render()` of a peek recall of MAX_RECALL memories at the time the
+  questions are asked (graphmem ingests each conversation or haystack turn by turn, offline
+  cognition, as benchmarks/locomo.py and longmemeval.py do).
+
+Tokens are counted by the XLM-R tokenizer of the offline embedder, as benchmarks/
+cognition_cost.py counts them, a line and its line break at a time. Evidence recall at N: the
+share of a question's evidence turns whose text is inside the context; session recall at N:
+whether any evidence session (LoCoMo: the sessions of the evidence turns; LongMemEval: its answer
+sessions) has a turn whose text is inside it. A figure per category (LongMemEval: question type)
+and overall, the tokens a context really uses (mean), and graphmem's lead in evidence recall over
+each baseline with its paired bootstrap interval (benchmarks/locomo.py's `lead`).
+"""
+
+import argparse
+import functools
+import json
+import statistics
+import sys
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import locomo
+import longmemeval
+import numpy as np
+from locomo import BASELINES, CATEGORIES, Conversation, embed_all, ingest_all, lead
+
+from graphmem.embedding import CachedEmbedder, E5Embedder
+from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.store.networkx import NetworkXStore
+
+BUDGETS = (500, 1_000, 2_000, 4_000)
+CUT_BASELINES = ("bm25", "rrf:e5", "context+session:e5")
+"""The baselines issue 46 names, cut to the same budgets."""
+
+Counter = Callable[[str], int]
+Lines = list[str]
+"""A method's context for one question, before the cut: its lines in its order."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One question as the measure reads it: its conversation, its place there, its evidence."""
+
+    conversation: Conversation
+    number: int
+    """The question's index among its conversation's questions."""
+    category: str
+    evidence: frozenset[str]
+    evidence_sessions: frozenset[int]
+
+
+def locomo_questions(path: Path) -> list[Asked]:
+    """LoCoMo's questions with evidence (benchmarks/locomo.py reads them)."""
+    asked = []
+    for sample in locomo.load(path):
+        session_of = {turn.id: turn.session for turn in sample.conversation.turns}
+        for number, gold in enumerate(sample.gold):
+            sessions = frozenset(session_of[turn] for turn in gold.evidence)
+            category = CATEGORIES[gold.category]
+            asked.append(Asked(sample.conversation, number, category, gold.evidence, sessions))
+    return asked
+
+
+def longmemeval_questions(path: Path) -> list[Asked]:
+    """LongMemEval's questions with evidence, one haystack each (benchmarks/longmemeval.py)."""
+    return [
+        Asked(item.conversation, 0, item.question_type, item.evidence, item.evidence_sessions)
+        for item in longmemeval.load(path).questions
+    ]
+
+
+DATASETS = {
+    "locomo": (locomo_questions, locomo.CACHE),
+    "longmemeval": (longmemeval_questions, longmemeval.CACHE),
+}
+"""How each dataset's questions are read, and where its embeddings are cached."""
+
+
+def baseline_lines(name: str, conversation: Conversation, vectors: Any) -> list[Lines]:
+    """A baseline's lines for every question of a conversation: all turns, best first."""
+    scores = BASELINES[name](conversation, vectors)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    turns = conversation.turns
+    return [
+        [
+            f"[{rank}] {turns[index].at:%Y-%m-%d %H:%M} {turns[index].text}"
+            for rank, index in enumerate(row, start=1)
+        ]
+        for row in order
+    ]
+
+
+def graphmem_lines(conversations: list[Conversation], cache: Path) -> dict[str, list[Lines]]:
+    """The lines of graphmem's rendered recall for every question of every conversation."""
+    with GraphMem(NetworkXStore.open(None), CachedEmbedder(E5Embedder(), cache)) as memory:
+        owners = ingest_all(memory, conversations, facts=False).owners
+        return {
+            conversation.sample_id: [
+                memory.recall(
+                    owners[conversation.sample_id],
+                    question,
+                    k=MAX_RECALL,
+                    at=conversation.asked_at,
+                    peek=True,
+                )
+                .render()
+                .split("\n")
+                for question in conversation.questions
+            ]
+            for conversation in conversations
+        }
+
+
+def cut(lines: Lines, budget: int, tokens: Counter) -> tuple[str, int]:
+    """The lines that fit whole into `budget` tokens, in order; the text and its tokens.
+
+    A line too long for what is left is passed over and the next ones tried, so that one long
+    turn early in a ranking does not leave the budget unspent.
+    """
+    kept, used = [], 0
+    for line in lines:
+        cost = tokens(line + "\n")
+        if used + cost <= budget:
+            kept.append(line)
+            used += cost
+    return "\n".join(kept), used
+
+
+def evidence_found(context: str, asked: Asked) -> tuple[float, float]:
+    """Evidence recall and session recall of one context (a turn is inside if its text is).
+
+    The share of the evidence turns inside the context; 1 if any evidence session has a turn
+    inside it, else 0.
+    """
+    turns = asked.conversation.turns
+    evidence = sum(turn.text in context for turn in turns if turn.id in asked.evidence)
+    session = any(turn.text in context for turn in turns if turn.session in asked.evidence_sessions)
+    return evidence / len(asked.evidence), float(session)
+
+
+def measure(
+    questions: list[Asked], contexts: dict[str, dict[str, list[Lines]]], budgets: tuple[int, ...]
+) -> dict[str, Any]:
+    """Evidence and session recall and tokens used per method and budget; graphmem's leads."""
+    categories = [asked.category for asked in questions]
+    result: dict[str, Any] = {}
+    with closing(E5Embedder()) as embedder:
+        tokens = functools.cache(embedder.count_tokens)  # a line is counted once
+        for budget in budgets:
+            scores: dict[str, list[float]] = {}
+            sessions: dict[str, list[float]] = {}
+            used: dict[str, list[int]] = {}
+            for method, by_conversation in contexts.items():
+                scores[method], sessions[method], used[method] = [], [], []
+                for asked in questions:
+                    lines = by_conversation[asked.conversation.sample_id][asked.number]
+                    context, spent = cut(lines, budget, tokens)
+                    evidence, session = evidence_found(context, asked)
+                    scores[method].append(evidence)
+                    sessions[method].append(session)
+                    used[method].append(spent)
+            result[str(budget)] = {
+                method: {
+                    "evidence_recall": round(100 * statistics.fmean(values), 1),
+                    "session_recall": round(100 * statistics.fmean(sessions[method]), 1),
+                    "by_category": {
+                        name: round(
+                            100
+                            * statistics.fmean(
+                                value
+                                for value, category in zip(values, categories, strict=True)
+                                if category == name
+                            ),
+                            1,
+                        )
+                        for name in dict.fromkeys(categories)
+                    },
+                    "tokens_used": round(statistics.fmean(used[method])),
+                    **(
+                        {}
+                        if method == "graphmem"
+                        else {"graphmem_lead": lead(scores["graphmem"], values)}
+                    ),
+                }
+                for method, values in scores.items()
+            }
+            print(f"budget {budget} measured", file=sys.stderr, flush=True)
+    return result
+
+
+def print_table(result: dict[str, Any]) -> None:
+    """Per method, at each budget: evidence recall (tokens used), session recall; the leads."""
+    budgets = list(result)
+    methods = list(result[budgets[0]])
+    heads = " | ".join(f"{budget} tokens" for budget in budgets)
+    print(f"\n| evidence recall (tokens used) | {heads} |\n|---|{'---|' * len(budgets)}")
+    for method in methods:
+        cells = [
+            f"{result[budget][method]['evidence_recall']} ({result[budget][method]['tokens_used']})"
+            for budget in budgets
+        ]
+        print(f"| {method} | {' | '.join(cells)} |")
+    print(f"\n| session recall | {heads} |\n|---|{'---|' * len(budgets)}")
+    for method in methods:
+        cells = [str(result[budget][method]["session_recall"]) for budget in budgets]
+        print(f"| {method} | {' | '.join(cells)} |")
+    print(f"\n| graphmem's lead over | {' | '.join(f'{budget} tokens' for budget in budgets)} |")
+    print(f"|---|{'---|' * len(budgets)}")
+    for method in methods[1:]:
+        cells = [
+            "{lead:+.1f} [{low:+.1f}, {high:+.1f}]".format(
+                **result[budget][method]["graphmem_lead"]
+            )
+            for budget in budgets
+        ]
+        print(f"| {method} | {' | '.join(cells)} |")
+
+
+def main() -> None:
+    """Build every method's context for every question, cut it to each budget, and measure."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("dataset", choices=sorted(DATASETS))
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)))
+    parser.add_argument("--out", type=Path)
+    arguments = parser.parse_args()
+    budgets = tuple(int(budget) for budget in arguments.budgets.split(","))
+    read, cache = DATASETS[arguments.dataset]
+    questions = read(arguments.data)
+    conversations = list(
+        {asked.conversation.sample_id: asked.conversation for asked in questions}.values()
+    )
+    vectors, _cost = embed_all(conversations, cache)
+    contexts = {"graphmem": graphmem_lines(conversations, cache)}
+    for name in CUT_BASELINES:
+        contexts[name] = {
+            conversation.sample_id: baseline_lines(
+                name, conversation, vectors[conversation.sample_id]
+            )
+            for conversation in conversations
+        }
+    measured = measure(questions, contexts, budgets)
+    print_table(measured)
+    result = {
+        "dataset": arguments.dataset,
+        "data": str(arguments.data),
+        "questions": len(questions),
+        "budgets": measured,
+    }
+    if arguments.out:
+        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
