@@ -39,7 +39,7 @@ from typing import Any
 import locomo
 import longmemeval
 import numpy as np
-from locomo import BASELINES, CATEGORIES, Conversation, embed_all, ingest_all, lead
+from locomo import BASELINES, CATEGORIES, Conversation, Vectors, embed_all, ingest_all, lead
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -93,7 +93,7 @@ DATASETS = {
 """How each dataset's questions are read, and where its embeddings are cached."""
 
 
-def baseline_lines(name: str, conversation: Conversation, vectors: Any) -> list[Lines]:
+def baseline_lines(name: str, conversation: Conversation, vectors: Vectors) -> list[Lines]:
     """A baseline's lines for every question of a conversation: all turns, best first."""
     scores = BASELINES[name](conversation, vectors)
     order = np.argsort(-scores, axis=1, kind="stable")
