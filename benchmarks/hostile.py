@@ -83,6 +83,10 @@ holds a value), refused (as it must be), crashes, injections, other wrong outcom
 that is vague or of valid input, input stored that must be refused, not verbatim; problems
 found when a block ends count here, not as inputs), slow inputs (answered after more than 10 s:
 neither crashes nor wrong, but listed), and seconds.
+
+One script, in sections (the draw; what became of the inputs; the API; the command line; the MCP
+server; the HTTP server; the run): the four channels share the draw, the tally and the suite's
+runners, and each channel is one section, read on its own.
 """
 
 import argparse

@@ -67,6 +67,10 @@ reference (the model server's answers are the offline cognition's). The owners' 
 the same in every run because node ids derive from the owner and ties are broken by id (edges
 of equal weight in a wake-up, memories of one time, as a LoCoMo session's turns are, in the
 sleep job): the same inputs under other names can end in another graph.
+
+One script, in sections (the agents; the servers; sending; checks; the load part; the fault
+part; the report): both parts run the same agents against the same servers and are checked by
+the same functions, and each part is one section, read on its own.
 """
 
 import argparse
@@ -118,6 +122,7 @@ from graphmem.results import Observation, Recall
 from graphmem.retrieval import QUERY_EMBEDDING_CHARS
 from graphmem.store.base import OwnerGraph
 from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
+from tests.test_sleep_crash import node_key
 
 T = TypeVar("T")
 Request = Callable[[AsyncGraphMemClient], Awaitable[T]]
@@ -632,14 +637,6 @@ def isolation(graphs: dict[str, OwnerGraph], group: list[Agent]) -> dict[str, An
         "examples": found[:5],
         "texts_left_out": unclear,
     }
-
-
-def node_key(node: Node) -> str:
-    """A name for a node that does not depend on its owner (test_sleep_crash.node_key)."""
-    if isinstance(node, Turn):
-        return f"Turn {node.id}"
-    kind = node.kind.value if isinstance(node, Memory) else type(node).__name__
-    return f"{kind} {node.created_at.isoformat()} {node.text}"
 
 
 Lines = list[tuple[str, str]]
