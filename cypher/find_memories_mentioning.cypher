@@ -1,5 +1,5 @@
-// Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest whose
-//          content terms (`terms`) hold the query's, best Lucene match first (each term a clause
+// Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest (that a
+//          recall's filter admits) whose content terms (`terms`) hold the query's, best Lucene match first (each term a clause
 //          scoring its weight times its rarity: the largest sum of the terms held first), ties by
 //          similarity to the query embedding, then id (ids are drawn from the owner's name,
 //          which must decide nothing), each with that similarity and its source turns; dialogue
@@ -7,17 +7,26 @@
 // Parameters: $owner, $index (hot_memory_terms for a search of tier 0 only, else memory_terms),
 //             $search (a Lucene query built by graphmem from the query's weighted terms and their
 //             counts, cypher/count_memories_holding.cypher: the owner as a phrase, each term as
-//             a regular expression matching it whole, boosted), $embedding, $limit, $deepest
-//             (0-3).
+//             a regular expression matching it whole, boosted), $embedding, $limit, $options,
+//             $deepest (0-3); the filter, each null for no condition (as in
+//             find_similar_memories_where.cypher): $sessions, $speakers, $since, $until, $kinds,
+//             $min_belief.
 // Returns: one row: found, a list, best match first, of {memory (properties, embedding and
 //          terms left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns
 //          (list of turn properties, likewise)}; see find_similar_memories.cypher for why.
-//          Lucene is asked for 4 x $limit hits, as deeper tiers are filtered out after it; the
+//          Lucene is asked for 4 x $limit hits ($options {limit}), or every hit for a filtered
+//          recall ($options {}), as deeper tiers and the filter are applied after it; the
 //          similarity, which reads a memory's embedding, is computed only for the hits that
 //          match at least as well as the $limit-th (ties with it may still enter).
-CALL db.index.fulltext.queryNodes($index, $search, {limit: $limit * 4})
+CALL db.index.fulltext.queryNodes($index, $search, $options)
 YIELD node AS m, score
 WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest AND m.kind <> 'summary'
+  AND ($kinds IS NULL OR m.kind IN $kinds)
+  AND ($since IS NULL OR m.created_at >= $since)
+  AND ($until IS NULL OR m.created_at < $until)
+  AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
+  AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
+  AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
 WITH m, score
 ORDER BY score DESC
 WITH collect({memory: m, score: score}) AS hits

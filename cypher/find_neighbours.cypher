@@ -8,8 +8,9 @@
 //          of each impression a query evokes ($evoked) that gave it the most belief (the belief
 //          on its INFERRED_FROM edge; ties: the latest, then id; edges without one left out); in
 //          0..$deepest; each with its cosine similarity to the query embedding and its source
-//          turns; the given memories, the $known ones (a recall's candidates) and dialogue
-//          summaries (they restate their turns' memories) left out. A session's turns are found
+//          turns; the given memories, the $known ones (a recall's candidates), dialogue
+//          summaries (they restate their turns' memories) and those a recall's filter does not
+//          admit left out (before the strongest are taken). A session's turns are found
 //          by one range seek of the (owner, session, position) index, so the cost is bounded by
 //          $window and $links, not by history. The edges: those among the given, known and
 //          found memories, each memory sought by its (owner, id) key (with IN, Neo4j 2026.08
@@ -19,7 +20,9 @@
 //          they cost one round trip less and 1.5-3 ms less server time.
 // Parameters: $owner, $ids (memory ids), $known (memory ids), $evoked (impression ids),
 //             $embedding, $window (turns either side), $links (linked memories per given memory,
-//             cues per impression), $deepest (0-3).
+//             cues per impression), $deepest (0-3); the filter, each null for no condition (as
+//             in find_similar_memories_where.cypher): $sessions, $speakers, $since, $until,
+//             $kinds, $min_belief.
 // Returns: one row: found, a list, by memory id, of {memory (properties, embedding and terms
 //          left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of
 //          turn properties, likewise)}, see find_similar_memories.cypher for why; and links, a
@@ -32,6 +35,12 @@ CALL () {
   WITH DISTINCT id
   MATCH (i:Impression {owner: $owner, id: id})-[r:INFERRED_FROM]->(m:Memory)
   WHERE r.belief IS NOT NULL AND m.tier <= $deepest AND m.kind <> 'summary'
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+    AND ($since IS NULL OR m.created_at >= $since)
+    AND ($until IS NULL OR m.created_at < $until)
+    AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
+    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
+    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
   WITH i, m, r.belief AS belief
   ORDER BY belief DESC, m.created_at DESC, m.id
   WITH i, collect({memory: m.id, belief: belief})[..$links] AS strongest
@@ -63,6 +72,12 @@ CALL (evoked_memories) {
       }
       WITH m, strength
       WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
+        AND ($kinds IS NULL OR m.kind IN $kinds)
+        AND ($since IS NULL OR m.created_at >= $since)
+        AND ($until IS NULL OR m.created_at < $until)
+        AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
+        AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
+        AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
       WITH m, max(strength) AS strength
       ORDER BY strength DESC, vector.similarity.cosine(m.embedding, $embedding) DESC, m.id
       LIMIT $links
@@ -77,6 +92,12 @@ CALL (evoked_memories) {
   WITH DISTINCT m
   WHERE NOT m.id IN $ids AND NOT m.id IN $known AND m.tier <= $deepest
     AND m.kind <> 'summary'
+    AND ($kinds IS NULL OR m.kind IN $kinds)
+    AND ($since IS NULL OR m.created_at >= $since)
+    AND ($until IS NULL OR m.created_at < $until)
+    AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
+    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
+    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
   CALL (m) {
     OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
     WITH t ORDER BY t.created_at, t.id

@@ -29,6 +29,7 @@ from graphmem.config import Settings
 from graphmem.embedding import Embedder
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.memory import GraphMem
+from graphmem.model import MemoryKind
 from graphmem.nightly import LEASE
 from graphmem.results import (
     Forgotten,
@@ -221,12 +222,19 @@ class AsyncGraphMem:
         owner: str,
         query: str | Sequence[QueryTurn | Mapping[str, str]],
         *,
-        k: int = 10,
+        k: int | None = None,
         motivation: float | None = None,
         weights: Weights | str = DEFAULT_PRESET,
         peek: bool = False,
         at: datetime | None = None,
         budget_seconds: float | None = None,
+        max_tokens: int | None = None,
+        sessions: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        min_belief: float | None = None,
     ) -> Recall:
         """GraphMem.recall, awaitable."""
         return await self._run(
@@ -239,6 +247,13 @@ class AsyncGraphMem:
             peek=peek,
             at=at,
             budget_seconds=budget_seconds,
+            max_tokens=max_tokens,
+            sessions=sessions,
+            speakers=speakers,
+            since=since,
+            until=until,
+            kinds=kinds,
+            min_belief=min_belief,
         )
 
     async def retier(self, owner: str, *, at: datetime | None = None) -> int:

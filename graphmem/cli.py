@@ -29,6 +29,7 @@ from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
 from graphmem.model import Link, LinkType, Node, Turn, check_text
 from graphmem.nightly import LEASE
 from graphmem.results import (
+    SEARCHED_KINDS,
     EvokedImpression,
     GraphCounts,
     Health,
@@ -244,12 +245,14 @@ def run_recall(
     owner: str,
     query: str,
     *,
-    k: int,
+    k: int | None,
     motivation: float | None,
     weights: str,
     peek: bool,
     at: datetime | None,
     budget: float | None,
+    max_tokens: int | None,
+    filters: dict[str, Any],
     as_json: bool,
     out: TextIO,
 ) -> None:
@@ -265,6 +268,8 @@ def run_recall(
             peek=peek,
             at=at,
             budget_seconds=budget,
+            max_tokens=max_tokens,
+            **filters,
         )
         nothing_stored = not recall.memories and memory.statistics(owner).total == 0
     if as_json:
@@ -297,6 +302,8 @@ def print_recall(recall: Recall, out: TextIO) -> None:
     print(f"searched {searches}; {counted(len(recall.memories), 'memory', 'memories')}", file=out)
     if recall.cut_short:
         print(f"out of time: skipped {', '.join(recall.cut_short)}", file=out)
+    if recall.max_tokens is not None:
+        print(f"rendered in {recall.tokens} tokens of {recall.max_tokens}", file=out)
     number = {item.memory.id: index for index, item in enumerate(recall.memories, start=1)}
     for item in recall.memories:
         reasons = item.components
@@ -799,6 +806,50 @@ def add_import_history(
     add_readmit(history)
 
 
+def add_recall(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    owned: argparse.ArgumentParser,
+    timed: argparse.ArgumentParser,
+) -> None:
+    """The recall command's grammar."""
+    recall = commands.add_parser(
+        "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
+    )
+    recall.add_argument(
+        "query",
+        help="a question, or the recent conversation, one turn a line ('speaker: text'), the"
+        " latest last; '-' reads it from standard input",
+    )
+    recall.add_argument(
+        "-k", type=int, help="memories to return at most (default 10; 100 with --max-tokens)"
+    )
+    recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
+    recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
+    recall.add_argument("--peek", action="store_true", help="read without waking anything")
+    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 5)")
+    recall.add_argument(
+        "--max-tokens", type=int, help="keep what fits this many tokens of the rendered context"
+    )
+    recall.add_argument(
+        "--session", action="append", help="only memories from this session (repeatable)"
+    )
+    recall.add_argument(
+        "--speaker", action="append", help="only memories said by this speaker (repeatable)"
+    )
+    recall.add_argument("--since", type=moment, help="only memories made at or after this time")
+    recall.add_argument("--until", type=moment, help="only memories made before this time")
+    recall.add_argument(
+        "--kind",
+        action="append",
+        choices=[kind.value for kind in SEARCHED_KINDS],
+        help="only memories of this kind (repeatable)",
+    )
+    recall.add_argument(
+        "--min-belief", type=float, help="only memories holding a belief of at least this, or none"
+    )
+    recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
+
+
 def add_readmit(command: argparse.ArgumentParser) -> None:
     """The option that stores messages forgotten earlier again."""
     command.add_argument(
@@ -924,20 +975,7 @@ def parser() -> argparse.ArgumentParser:
     )
     add_readmit(observe)
     add_import_history(commands, owned)
-    recall = commands.add_parser(
-        "recall", parents=[owned, timed], help="recall what relates to a query, with reasons"
-    )
-    recall.add_argument(
-        "query",
-        help="a question, or the recent conversation, one turn a line ('speaker: text'), the"
-        " latest last; '-' reads it from standard input",
-    )
-    recall.add_argument("-k", type=int, default=10, help="memories to return (default 10)")
-    recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
-    recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
-    recall.add_argument("--peek", action="store_true", help="read without waking anything")
-    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 5)")
-    recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
+    add_recall(commands, owned, timed)
     sleep = commands.add_parser(
         "consolidate",
         parents=[one_or_all],
@@ -1160,6 +1198,15 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
             peek=arguments.peek,
             at=arguments.at,
             budget=arguments.budget,
+            max_tokens=arguments.max_tokens,
+            filters={
+                "sessions": arguments.session,
+                "speakers": arguments.speaker,
+                "since": arguments.since,
+                "until": arguments.until,
+                "kinds": arguments.kind,
+                "min_belief": arguments.min_belief,
+            },
             as_json=arguments.json,
             out=out,
         )

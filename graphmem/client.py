@@ -42,6 +42,7 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.keys import KeyInfo, NewKey
+from graphmem.model import MemoryKind
 from graphmem.results import (
     Forgotten,
     GraphCounts,
@@ -106,6 +107,11 @@ def _recall(response: httpx.Response) -> Recall:
     return _RecallAnswer.model_validate_json(response.content).recall
 
 
+def _listed(values: Sequence[str] | None) -> list[str] | None:
+    """A sequence as JSON's list (a text is sent as it is, for the server to refuse)."""
+    return None if values is None or isinstance(values, str) else list(values)
+
+
 def _moment(at: datetime | None) -> str | None:
     """A time as the API takes it."""
     return None if at is None else at.isoformat()
@@ -167,7 +173,13 @@ class Calls:
             ]
         )
         chosen = weights.model_dump() if isinstance(weights, Weights) else weights
-        body = {"query": turns, "weights": chosen, **given, "at": _moment(given.get("at"))}
+        body = {
+            "query": turns,
+            "weights": chosen,
+            **given,
+            **{field: _moment(given[field]) for field in ("at", "since", "until")},
+            **{field: _listed(given[field]) for field in ("sessions", "speakers", "kinds")},
+        }
         return Call("POST", _owner_path(owner, "recall"), _recall, body, None, bool(given["peek"]))
 
     @staticmethod
@@ -313,12 +325,19 @@ class GraphMemClient(_Client):
         owner: str,
         query: str | Sequence[QueryTurn | Mapping[str, str]],
         *,
-        k: int = 10,
+        k: int | None = None,
         motivation: float | None = None,
         weights: Weights | str = DEFAULT_PRESET,
         peek: bool = False,
         at: datetime | None = None,
         budget_seconds: float | None = None,
+        max_tokens: int | None = None,
+        sessions: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        min_belief: float | None = None,
     ) -> Recall:
         """GraphMem.recall, over HTTP."""
         given = {
@@ -327,6 +346,13 @@ class GraphMemClient(_Client):
             "peek": peek,
             "at": at,
             "budget_seconds": budget_seconds,
+            "max_tokens": max_tokens,
+            "sessions": sessions,
+            "speakers": speakers,
+            "since": since,
+            "until": until,
+            "kinds": kinds,
+            "min_belief": min_belief,
         }
         return self._do(Calls.recall(owner, query, weights, given))
 
@@ -489,12 +515,19 @@ class AsyncGraphMemClient(_Client):
         owner: str,
         query: str | Sequence[QueryTurn | Mapping[str, str]],
         *,
-        k: int = 10,
+        k: int | None = None,
         motivation: float | None = None,
         weights: Weights | str = DEFAULT_PRESET,
         peek: bool = False,
         at: datetime | None = None,
         budget_seconds: float | None = None,
+        max_tokens: int | None = None,
+        sessions: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        min_belief: float | None = None,
     ) -> Recall:
         """GraphMem.recall, over HTTP, awaitable."""
         given = {
@@ -503,6 +536,13 @@ class AsyncGraphMemClient(_Client):
             "peek": peek,
             "at": at,
             "budget_seconds": budget_seconds,
+            "max_tokens": max_tokens,
+            "sessions": sessions,
+            "speakers": speakers,
+            "since": since,
+            "until": until,
+            "kinds": kinds,
+            "min_belief": min_belief,
         }
         return await self._do(Calls.recall(owner, query, weights, given))
 

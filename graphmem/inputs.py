@@ -31,7 +31,7 @@ def as_invalid_input() -> Iterator[None]:
         yield
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(map(str, item['loc'])) or 'input'}: "
+            (f"{'.'.join(map(str, item['loc']))}: " if item["loc"] else "")
             + item["msg"].removeprefix("Value error, ")
             for item in error.errors()
         )
@@ -114,10 +114,24 @@ def query_of(query: object) -> Query:
     return Query(turns=turns)
 
 
-def recall_weights(k: int, motivation: float | None, weights: Weights | str, most: int) -> Weights:
-    """Check a recall's k (1 to `most`), motivation (0-10 or None) and weights; the weights."""
+def recall_size(k: int | None, max_tokens: int | None, most: int) -> int:
+    """Check a recall's k (1 to `most`, or None) and max_tokens (None, or 1 and more); its k.
+
+    Unless given, k is 10, or `most` when a budget in tokens decides how many memories fit.
+    """
+    if max_tokens is not None and (
+        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+    ):
+        raise InvalidInputError(f"max_tokens is {max_tokens!r}; it must be a whole number above 0")
+    if k is None:
+        return 10 if max_tokens is None else most
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= most:
         raise InvalidInputError(f"k is {k!r}; it must be a whole number between 1 and {most}")
+    return k
+
+
+def recall_weights(motivation: float | None, weights: Weights | str) -> Weights:
+    """Check a recall's motivation (0-10 or None) and weights; the weights."""
     if motivation is not None and not (is_number(motivation) and 0 <= motivation <= 10):
         raise InvalidInputError(
             f"motivation is {motivation!r}; it must be a number between 0 and 10"

@@ -66,22 +66,38 @@ OwnerArgument = Annotated[
 ]
 
 
-def _iso_moment(value: object) -> object:
-    """Read `at` from ISO 8601 text only: left to pydantic, a number would become Unix time."""
-    if value is None or isinstance(value, datetime):
-        return value
-    if not isinstance(value, str):
-        raise ValueError(f"at must be ISO 8601 text, not {type(value).__name__}")
-    try:
-        return datetime.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"at must be a valid datetime in ISO 8601, not {value[:40]!r}") from None
+def _iso_moment(name: str) -> Callable[[object], object]:
+    """A reader of the time `name` from ISO 8601 text only (pydantic reads numbers as Unix time)."""
+
+    def read(value: object) -> object:
+        if value is None or isinstance(value, datetime):
+            return value
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be ISO 8601 text, not {type(value).__name__}")
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"{name} must be a valid datetime in ISO 8601, not {value[:40]!r}"
+            ) from None
+
+    return read
 
 
 Moment = Annotated[
     datetime | None,
-    BeforeValidator(_iso_moment),
+    BeforeValidator(_iso_moment("at")),
     Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
+]
+Since = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment("since")),
+    Field(description="only memories made at or after this time, ISO 8601 with a UTC offset"),
+]
+Until = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment("until")),
+    Field(description="only memories made before this time, ISO 8601 with a UTC offset"),
 ]
 Speaker = Annotated[str, Field(description="who said it, e.g. user or assistant")]
 Readmit = Annotated[
@@ -193,7 +209,13 @@ class MemoryTools:
         ],
         *,
         owner: OwnerArgument = None,
-        k: Annotated[int, Field(description=f"how many memories to return, 1-{MAX_RECALL}")] = 10,
+        k: Annotated[
+            int | None,
+            Field(
+                description=f"how many memories to return at most, 1-{MAX_RECALL}; default 10,"
+                f" or {MAX_RECALL} with max_tokens"
+            ),
+        ] = None,
         motivation: Annotated[
             float | None,
             Field(
@@ -204,6 +226,28 @@ class MemoryTools:
         peek: Annotated[
             bool, Field(description="read only: do not wake the memories returned")
         ] = False,
+        max_tokens: Annotated[
+            int | None,
+            Field(description="keep what fits this many tokens of the text (the most evidence)"),
+        ] = None,
+        sessions: Annotated[
+            list[str] | None, Field(description="only memories from these sessions")
+        ] = None,
+        speakers: Annotated[
+            list[str] | None, Field(description="only memories said by these speakers")
+        ] = None,
+        since: Since = None,
+        until: Until = None,
+        kinds: Annotated[
+            list[str] | None,
+            Field(
+                description="only memories of these kinds: observation, fact, knowledge, conjecture"
+            ),
+        ] = None,
+        min_belief: Annotated[
+            float | None,
+            Field(description="only memories holding a belief of at least this (0-1), or none"),
+        ] = None,
     ) -> CallToolResult:
         """Recall the memories best related to a query, with the turns they came from.
 
@@ -216,7 +260,18 @@ class MemoryTools:
         """
         with self._call():
             recall = self._memory.recall(
-                self._whose(owner), query, k=k, motivation=motivation, peek=peek
+                self._whose(owner),
+                query,
+                k=k,
+                motivation=motivation,
+                peek=peek,
+                max_tokens=max_tokens,
+                sessions=sessions,
+                speakers=speakers,
+                since=since,
+                until=until,
+                kinds=kinds,
+                min_belief=min_belief,
             )
         return CallToolResult(
             content=[TextContent(type="text", text=recall.render() or "(no related memories)")],

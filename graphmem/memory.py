@@ -17,16 +17,18 @@ from typing import Any, Self
 from graphmem.cognition.base import Cognition, CountedCognition
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
-from graphmem.embedding import Embedder
+from graphmem.embedding import E5Embedder, Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.forgetting import Forget
 from graphmem.ingestion import Ingestion
 from graphmem.inputs import (
+    as_invalid_input,
     check_loadable,
     checked,
     moment_or_now,
     observed_turns,
     query_of,
+    recall_size,
     recall_weights,
 )
 from graphmem.keys import ApiKey, KeyInfo, NewKey, key_id_of, matches, new_key
@@ -35,7 +37,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import check_identifier, check_owner
+from graphmem.model import MemoryKind, check_identifier, check_owner
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import cognition_name, open_parts
@@ -55,7 +57,7 @@ from graphmem.results import (
 )
 from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, RecallPolicy, Weights
 from graphmem.sleep import Sleep
-from graphmem.store.base import Store
+from graphmem.store.base import MemoryFilter, Store
 from graphmem.telemetry import Telemetry, Verb
 
 MAX_RECALL = 100
@@ -135,6 +137,7 @@ class GraphMem:
             attention=self._attention,
             tiers=self._tiers,
             first_hand=beliefs.first_hand,
+            count_tokens=E5Embedder().count_tokens,
         )
         self._forget = Forget(
             store, self._cognition, embedder, impressions=impressions, tiers=self._tiers
@@ -489,12 +492,19 @@ class GraphMem:
         owner: str,
         query: str | Sequence[QueryTurn | Mapping[str, str]],
         *,
-        k: int = 10,
+        k: int | None = None,
         motivation: float | None = None,
         weights: Weights | str = DEFAULT_PRESET,
         peek: bool = False,
         at: datetime | None = None,
         budget_seconds: float | None = None,
+        max_tokens: int | None = None,
+        sessions: Sequence[str] | None = None,
+        speakers: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        kinds: Sequence[MemoryKind | str] | None = None,
+        min_belief: float | None = None,
     ) -> Recall:
         """The owner's k memories best related to the query, with their turns and reasons.
 
@@ -506,11 +516,26 @@ class GraphMem:
         memories are used and wake their neighbours, unless `peek` is set. Past its time
         budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
         skips association, ranks what it has, and names what it skipped in `cut_short`.
+        With `max_tokens`, the recall holds what fits that many tokens of `render()` (counted
+        by multilingual-e5's XLM-R tokenizer, whatever the embedder), chosen to keep the most
+        evidence (`Recall.within`), from k memories (by default 100, else 10). The filters
+        (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says
+        what each admits) narrow every search of the recall, so the k best are those it admits.
         """
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)
             asked = checked(query_of, query)
-            chosen_weights = recall_weights(k, motivation, weights, MAX_RECALL)
+            size = recall_size(k, max_tokens, MAX_RECALL)
+            chosen_weights = recall_weights(motivation, weights)
+            with as_invalid_input():
+                where = MemoryFilter(
+                    sessions=sessions,
+                    speakers=speakers,
+                    since=since,
+                    until=until,
+                    kinds=kinds,
+                    min_belief=min_belief,
+                )
             seconds = (
                 self._recall_policy.budget_seconds if budget_seconds is None else budget_seconds
             )
@@ -519,12 +544,14 @@ class GraphMem:
                 owner,
                 asked,
                 query=query if isinstance(query, str) else asked.text,
-                k=k,
+                k=size,
                 motivation=motivation,
                 weights=chosen_weights,
                 peek=peek,
                 now=moment_or_now(at),
                 budget=budget,
+                max_tokens=max_tokens,
+                where=where,
             )
             verb.recalled(
                 depth=recalled.attempts[-1].depth,

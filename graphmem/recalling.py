@@ -15,6 +15,7 @@ neighbours, unless the recall only peeks.
 import logging
 import math
 import time
+from collections.abc import Callable
 from datetime import datetime
 from itertools import zip_longest
 
@@ -43,7 +44,7 @@ from graphmem.retrieval import (
     Weights,
     score,
 )
-from graphmem.store.base import EvokedCue, Neighbourhood, SimilarMemory, Store
+from graphmem.store.base import EvokedCue, MemoryFilter, Neighbourhood, SimilarMemory, Store
 
 log = logging.getLogger("graphmem")
 
@@ -78,6 +79,7 @@ class Recalling:
         attention: AttentionPolicy,
         tiers: TierPolicy,
         first_hand: float,
+        count_tokens: Callable[[str], int],
     ) -> None:
         self._store = store
         self._embedder = embedder
@@ -87,6 +89,8 @@ class Recalling:
         self._tiers = tiers
         self._first_hand = first_hand
         """The belief of what a speaker states, which the query's impressions start from."""
+        self._count_tokens = count_tokens
+        """The tokenizer a recall's budget is counted in."""
 
     def recall(
         self,
@@ -100,17 +104,21 @@ class Recalling:
         peek: bool,
         now: datetime,
         budget: Budget,
+        max_tokens: int | None,
+        where: MemoryFilter,
     ) -> Recall:
         """The owner's k memories best related to a checked query (GraphMem.recall says how).
 
-        `query` is the query as the caller gave it, or its turns as text.
+        `query` is the query as the caller gave it, or its turns as text. Every search finds
+        only the memories `where` admits. Cut to `max_tokens`, the recall wakes only the
+        memories that fit.
         """
         embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
         searched: Tier | None = None  # the deepest tier read so far; each is read once
         implied: dict[str, float] = {}  # impression id: the query's belief in it
         if motivation is None:
-            dense = self._read_deeper(owner, embedding, dense, searched, Tier.HOT)
+            dense = self._read_deeper(owner, embedding, dense, searched, Tier.HOT, where=where)
             searched = Tier.HOT
             perception = self._perceive(owner, asked.focus, dense[:WORKING_MEMORY], now)
             motivation = self._policy.default_motivation if perception is None else perception.score
@@ -120,7 +128,7 @@ class Recalling:
         while True:
             depth = depth_for(motivation)
             if searched is None or depth > searched:
-                dense = self._read_deeper(owner, embedding, dense, searched, depth)
+                dense = self._read_deeper(owner, embedding, dense, searched, depth, where=where)
                 searched = depth
             best = dense[0].similarity if dense else None
             attempts.append(Attempt(motivation=motivation, depth=depth, best_relevance=best))
@@ -130,7 +138,7 @@ class Recalling:
             if budget.spent("thinking again"):
                 break
             motivation = min(10.0, motivation + self._policy.rethink_motivation)
-        candidates, seeds = self._candidates(owner, asked, embedding, dense, depth)
+        candidates, seeds = self._candidates(owner, asked, embedding, dense, depth, where=where)
         evoking = list(implied)
         if budget.spent("association"):
             seeds, evoking = [], []  # no neighbours nor cues: only the edges among the candidates
@@ -145,6 +153,7 @@ class Recalling:
                 deepest=depth,
                 known=[item.memory.id for item in candidates],
                 evoked=evoking,
+                where=where,
             )
         links = neighbourhood.links
         found = candidates + neighbourhood.memories
@@ -163,11 +172,7 @@ class Recalling:
             },
         )
         used = [item.memory.id for item in scored]
-        links = [link for link in links if link.source in used and link.target in used]
-        woken = []
-        if not peek and used:
-            woken = self._store.wake(owner, used, now, self._attention, self._tiers)
-        return Recall(
+        recalled = Recall(
             owner=owner,
             query=query,
             motivation=motivation,
@@ -184,11 +189,18 @@ class Recalling:
                 )
                 for item in scored
             ],
-            links=links,
+            links=[link for link in links if link.source in used and link.target in used],
             impressions=_impressions(evoked, used, implied, now),
-            woken=woken,
+            woken=[],
             cut_short=budget.skipped,
         )
+        if max_tokens is not None:
+            recalled = recalled.within(max_tokens, self._count_tokens)
+        if peek or not recalled.memories:
+            return recalled
+        shown = [item.memory.id for item in recalled.memories]
+        woken = self._store.wake(owner, shown, now, self._attention, self._tiers)
+        return recalled.model_copy(update={"woken": woken})
 
     def _read_deeper(
         self,
@@ -197,6 +209,8 @@ class Recalling:
         dense: list[SimilarMemory],
         searched: Tier | None,
         depth: Tier,
+        *,
+        where: MemoryFilter,
     ) -> list[SimilarMemory]:
         """The most similar memories down to `depth`, reading only the tiers below `searched`.
 
@@ -207,7 +221,7 @@ class Recalling:
         limit = self._policy.candidates
         at_least = dense[limit - 1].similarity if len(dense) >= limit else None
         deeper = self._store.find_similar_memories(
-            owner, embedding, limit, depth, shallowest=shallowest, at_least=at_least
+            owner, embedding, limit, depth, shallowest=shallowest, at_least=at_least, where=where
         )
         ranked = sorted(dense + deeper, key=lambda item: (-item.similarity, item.memory.id))
         return ranked[:limit]
@@ -234,6 +248,8 @@ class Recalling:
         embedding: list[float],
         dense: list[SimilarMemory],
         depth: Tier,
+        *,
+        where: MemoryFilter,
     ) -> tuple[list[SimilarMemory], list[str]]:
         """The candidates of the last search, and the seeds of association.
 
@@ -241,7 +257,7 @@ class Recalling:
         words; seeds the best of each list, alternately.
         """
         lexical = self._store.find_memories_mentioning(
-            owner, query.term_weights(), embedding, self._policy.candidates, depth
+            owner, query.term_weights(), embedding, self._policy.candidates, depth, where=where
         )
         pool = {item.memory.id: item for item in dense}
         for item in lexical:

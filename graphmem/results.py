@@ -6,6 +6,7 @@ which returns them; they are listed here too, so that the faces (CLI, MCP, demo)
 type they show from one place and never reach into the stores.
 """
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Literal
 
@@ -14,8 +15,10 @@ from pydantic import BaseModel, ConfigDict
 from graphmem.model import Link, LinkType, Memory, Tier, Turn
 from graphmem.retrieval import Components
 from graphmem.store.base import (
+    SEARCHED_KINDS,
     GraphCounts,
     HealthCounts,
+    MemoryFilter,
     OwnerGraph,
     StoreTraffic,
     Tombstone,
@@ -25,11 +28,13 @@ from graphmem.store.base import (
 from graphmem.store.networkx import MemoryGraph, multigraph
 
 __all__ = [
+    "SEARCHED_KINDS",
     "Attempt",
     "Forgotten",
     "GraphCounts",
     "Health",
     "HealthCounts",
+    "MemoryFilter",
     "NightProgress",
     "NightReport",
     "Observation",
@@ -192,6 +197,12 @@ class Forgotten(BaseModel):
     rewritten: dict[str, int]
 
 
+EVIDENCE_DECAY = 1.4
+"""How fast the chance that a recalled memory is evidence for the query falls with its rank r:
+as r^-1.4. Fitted on LoCoMo dev's 997 questions (ranks 1-50, benchmarks/context.py's data;
+LongMemEval dev's 37 give 1.1); `Recall.within` weighs a memory's line by it."""
+
+
 class RecalledMemory(BaseModel):
     """A recalled memory, the turns it came from, and why it was chosen.
 
@@ -267,6 +278,10 @@ class Recall(BaseModel):
     """The owner's impressions that the query implies too, through which it evoked memories."""
     cut_short: list[str] = []
     """The steps skipped because the time budget ran out ("thinking again", "association")."""
+    max_tokens: int | None = None
+    """The budget in tokens that the recall was cut to (`within`), if any."""
+    tokens: int | None = None
+    """The tokens of `render()` when the recall was cut to a budget (XLM-R's, as counted)."""
 
     @property
     def thought_again(self) -> bool:
@@ -282,28 +297,82 @@ class Recall(BaseModel):
     def render(self) -> str:
         """A compact text of the subgraph for a prompt: memories, links, evoking impressions.
 
-        The memories are numbered; a fact that a newer one updated shows the time it held until.
-        Each impression that evoked some of them comes with the owner's belief in it now.
+        The memories are numbered, best first, each dated; a fact that a newer one updated shows
+        the time it held until. Each impression that evoked some of them comes with the owner's
+        belief in it now.
         """
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
-        lines = [
-            f"[{number[item.memory.id]}] {item.memory.created_at:%Y-%m-%d %H:%M} {item.memory.text}"
-            + (
-                ""
-                if item.memory.valid_until is None
-                else f" (until {item.memory.valid_until:%Y-%m-%d %H:%M})"
-            )
-            for item in self.memories
-        ]
-        lines += [
-            f"[{number[link.source]}] {link.type} [{number[link.target]}]" for link in self.links
-        ]
-        lines += [
-            f"impression {impression.text} (belief {impression.belief:.2f}) evoked "
-            + " ".join(f"[{number[memory]}]" for memory in impression.memories)
-            for impression in self.impressions
-        ]
+        lines = [_memory_line(number[item.memory.id], item.memory) for item in self.memories]
+        lines += [_link_line(number, link) for link in self.links]
+        lines += [_impression_line(number, impression) for impression in self.impressions]
         return "\n".join(lines)
+
+    def within(self, max_tokens: int, count_tokens: Callable[[str], int]) -> "Recall":
+        """The recall cut so that `render()` fits `max_tokens` tokens, keeping the most evidence.
+
+        The memory ranked r-th is evidence for the query about r^-EVIDENCE_DECAY as often as
+        the first, so memories are taken by that share per token of their line, best first,
+        while they fit: one long memory low in the ranking gives way to several short ones. A
+        memory whose dated line repeats a better one's is left out. The memories taken keep
+        their ranking (and are numbered anew); the impressions that evoked them, then the links
+        among them, follow while they fit.
+        """
+        lines: dict[str, tuple[int, RecalledMemory]] = {}  # a dated line: its best memory
+        for rank, item in enumerate(self.memories, start=1):
+            lines.setdefault(_memory_line(0, item.memory).partition(" ")[2], (rank, item))
+        cost = {
+            item.memory.id: count_tokens(_memory_line(rank, item.memory))
+            for rank, item in lines.values()
+        }
+        taken: list[tuple[int, RecalledMemory]] = []  # best evidence per token first
+        spent = 0
+        for rank, item in sorted(
+            lines.values(), key=lambda pair: pair[0] ** EVIDENCE_DECAY * cost[pair[1].memory.id]
+        ):
+            if spent + cost[item.memory.id] <= max_tokens:
+                taken.append((rank, item))
+                spent += cost[item.memory.id]
+        while True:  # numbered anew, a line may count a token more than it did
+            memories = [item for _rank, item in sorted(taken, key=lambda pair: pair[0])]
+            number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
+            spent = count_tokens(
+                "\n".join(_memory_line(number[item.memory.id], item.memory) for item in memories)
+            )
+            if spent <= max_tokens:
+                break
+            taken.pop()
+        impressions = []
+        for impression in self.impressions:
+            evoked = impression.model_copy(
+                update={"memories": [memory for memory in impression.memories if memory in number]}
+            )
+            line = count_tokens(_impression_line(number, evoked))
+            if evoked.memories and spent + line <= max_tokens:
+                impressions.append(evoked)
+                spent += line
+        links = []
+        for link in self.links:
+            line = (
+                count_tokens(_link_line(number, link))
+                if link.source in number and link.target in number
+                else 0
+            )
+            if line and spent + line <= max_tokens:
+                links.append(link)
+                spent += line
+        shown = {impression.id for impression in impressions}
+        fitted = self.model_copy(
+            update={
+                "memories": [
+                    item if item.evoked_by in shown else item.model_copy(update={"evoked_by": None})
+                    for item in memories
+                ],
+                "links": links,
+                "impressions": impressions,
+                "max_tokens": max_tokens,
+            }
+        )
+        return fitted.model_copy(update={"tokens": count_tokens(fitted.render())})
 
     def to_networkx(self) -> MemoryGraph:
         """The subgraph as a networkx multigraph: memories and turns, FROM and the links."""
@@ -320,3 +389,20 @@ class Recall(BaseModel):
             extra = link.model_dump(include={"weight", "sufficiency"}, exclude_none=True)
             edges.append((f"Memory:{link.source}", f"Memory:{link.target}", link.type.value, extra))
         return multigraph(nodes, edges)
+
+
+def _memory_line(number: int, memory: Memory) -> str:
+    """A memory's line of a rendered recall: its number, time and text (and until when)."""
+    until = "" if memory.valid_until is None else f" (until {memory.valid_until:%Y-%m-%d %H:%M})"
+    return f"[{number}] {memory.created_at:%Y-%m-%d %H:%M} {memory.text}{until}"
+
+
+def _link_line(number: dict[str, int], link: Link) -> str:
+    """A link's line of a rendered recall, between the numbers of its memories."""
+    return f"[{number[link.source]}] {link.type} [{number[link.target]}]"
+
+
+def _impression_line(number: dict[str, int], impression: EvokedImpression) -> str:
+    """An evoking impression's line of a rendered recall: belief and the memories it evoked."""
+    evoked = " ".join(f"[{number[memory]}]" for memory in impression.memories)
+    return f"impression {impression.text} (belief {impression.belief:.2f}) evoked {evoked}"

@@ -180,7 +180,13 @@ class RecallQuestion(BaseModel):
         description="a question, or the recent conversation (oldest first, the last turn is"
         " what is asked)"
     )
-    k: int = Field(10, ge=1, le=MAX_RECALL, description="how many memories to return")
+    k: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_RECALL,
+        description=f"how many memories to return at most; default 10, or {MAX_RECALL} with"
+        " max_tokens",
+    )
     motivation: float | None = Field(
         None, ge=0, le=10, description="how deep to search (0-10); default: the query's label"
     )
@@ -191,6 +197,19 @@ class RecallQuestion(BaseModel):
     at: Moment = None
     budget_seconds: float | None = Field(
         None, gt=0, description="time after which thinking again and association are skipped"
+    )
+    max_tokens: int | None = Field(
+        None, ge=1, description="keep what fits this many tokens of `rendered` (the most evidence)"
+    )
+    sessions: list[str] | None = Field(None, description="only memories from these sessions")
+    speakers: list[str] | None = Field(None, description="only memories said by these speakers")
+    since: Moment = Field(None, description="only memories made at or after this time")
+    until: Moment = Field(None, description="only memories made before this time")
+    kinds: list[str] | None = Field(
+        None, description="only memories of these kinds: observation, fact, knowledge, conjecture"
+    )
+    min_belief: float | None = Field(
+        None, description="only memories holding a belief of at least this (0-1), or none"
     )
 
 
@@ -610,6 +629,13 @@ async def recall(owner: Owner, body: RecallQuestion, memory: Served) -> Recalled
         peek=body.peek,
         at=body.at,
         budget_seconds=body.budget_seconds,
+        max_tokens=body.max_tokens,
+        sessions=body.sessions,
+        speakers=body.speakers,
+        since=body.since,
+        until=body.until,
+        kinds=body.kinds,
+        min_belief=body.min_belief,
     )
     return Recalled(recall=found, rendered=found.render())
 

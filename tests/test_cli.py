@@ -2,6 +2,7 @@
 
 import importlib.metadata
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -241,6 +242,16 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     text = forked_cli(where, "recall", "--owner", owner, "Can I drink milk?", "-k", "1", "--peek")
     assert "relevance" in text.stdout
     assert "I'm allergic to milk." in text.stdout
+    fitted = forked_cli(
+        where, "recall", "--owner", owner, "Can I drink milk?", "--max-tokens", "20", "--peek"
+    )
+    assert re.search(r"rendered in 1\d tokens of 20", fitted.stdout)
+    assert "searched" in fitted.stdout
+    assert "; 1 memory\n" in fitted.stdout
+    nobody = forked_cli(where, "recall", "--owner", owner, "milk", "--speaker", "nobody", "--json")
+    assert json.loads(nobody.stdout)["memories"] == []
+    wrong = forked_cli(where, "recall", "--owner", owner, "milk", "--min-belief", "2")
+    assert "min_belief: Input should be less than or equal to 1" in wrong.stderr
     dialogue = "Ann: Miso is so cute.\nassistant: Cats are great!\nAnn: Can I drink milk?\n"
     piped = forked_cli(where, "recall", "--owner", owner, "-", "-k", "1", "--json", stdin=dialogue)
     assert piped.returncode == 0, piped.stderr

@@ -286,7 +286,6 @@ RECALL_WRONG_TYPES: list[tuple[str, Any]] = [
     ("query", 42),
     ("query", ["q"]),
     ("query", {"q": 1}),
-    ("k", None),
     ("k", "5"),
     ("k", [5]),
     ("k", 2.5),
@@ -304,6 +303,19 @@ RECALL_WRONG_TYPES: list[tuple[str, Any]] = [
     ("weights", "nope"),
     ("budget_seconds", "1"),
     ("budget_seconds", 0),
+    ("max_tokens", 0),
+    ("max_tokens", "100"),
+    ("max_tokens", 2.5),
+    ("sessions", "s1"),
+    ("sessions", []),
+    ("sessions", [None]),
+    ("speakers", [42]),
+    ("since", 42),
+    ("until", datetime(2026, 3, 1, 9)),  # naive: no offset
+    ("kinds", "fact"),
+    ("kinds", ["summary"]),
+    ("min_belief", "high"),
+    ("min_belief", 1.5),
 ]
 FIELD_NAMES = {"message_id": ("message_id", "id"), "query": ("query", "text")}
 """What a refusal may call a field: the Turn's `id` is the caller's `message_id`, and a recall's
@@ -1165,6 +1177,11 @@ MCP_WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
     ("recall", {"motivation": "high"}, "motivation"),
     ("recall", {"motivation": 11}, "motivation"),
     ("recall", {"peek": "maybe"}, "peek"),
+    ("recall", {"max_tokens": "many"}, "max_tokens"),
+    ("recall", {"sessions": "s1"}, "sessions"),
+    ("recall", {"kinds": ["feeling"]}, "kinds"),
+    ("recall", {"since": 1_700_000_000}, "since"),
+    ("recall", {"min_belief": -0.5}, "min_belief"),
     ("consolidate", {"owner": 42}, "owner"),
 ]
 """Arguments of the wrong type or range, over a valid call: the tool error names the field."""

@@ -159,8 +159,15 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             "k",
             "motivation",
             "peek",
+            "max_tokens",
+            "sessions",
+            "speakers",
+            "since",
+            "until",
+            "kinds",
+            "min_belief",
         }
-        assert recall.input_schema["properties"]["k"]["default"] == 10
+        assert recall.input_schema["properties"]["k"]["default"] is None  # 10, 100 with a budget
         assert "required" not in consolidate.input_schema  # the owner may be omitted here
         for tool in tools.values():
             assert tool.description
@@ -253,6 +260,15 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             )
             assert asked["query"] == dialogue
             assert asked["memories"][0]["memory"]["text"] == "I'm allergic to milk."
+            budgeted = await session.call_tool(
+                "recall", {"owner": owner, "query": "Can I drink this milk?", "max_tokens": 20}
+            )
+            assert structured(budgeted)["tokens"] <= structured(budgeted)["max_tokens"] == 20
+            assert text(budgeted).endswith(" I'm allergic to milk.")  # the first memory only
+            spoken = await session.call_tool(
+                "recall", {"owner": owner, "query": "milk", "speakers": ["nobody"]}
+            )
+            assert structured(spoken)["memories"] == []
 
             report = structured(await session.call_tool("consolidate", {"owner": owner}))
             assert report["owner"] == owner
@@ -373,6 +389,9 @@ def test_bad_input_is_a_tool_error_and_the_server_goes_on(launch: Launch, owner:
                 ("observe", observe | {"text": "   "}, "text is empty"),
                 ("observe", observe | {"owner": "no spaces please"}, "is not 1-128 characters"),
                 ("recall", {"owner": owner, "query": "tea", "k": 0}, "k is 0"),
+                ("recall", {"owner": owner, "query": "tea", "max_tokens": 0}, "max_tokens is 0"),
+                ("recall", {"owner": owner, "query": "tea", "kinds": ["summary"]}, "kinds may"),
+                ("recall", {"owner": owner, "query": "tea", "since": "soon"}, "since must be"),
                 ("recall", {"owner": owner, "query": "tea", "motivation": 11}, "motivation is"),
                 ("recall", {"owner": owner, "query": ""}, "text is empty"),
                 ("recall", {"owner": owner}, "query"),

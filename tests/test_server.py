@@ -180,6 +180,17 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         found = client.recall(owner, "What am I allergic to?", at=later, peek=True)
         assert found.memories[0].memory.text == "I'm allergic to milk."
         assert "allergic to milk" in found.render()
+        fitted = client.recall(owner, "What am I allergic to?", at=later, peek=True, max_tokens=20)
+        assert [item.memory.text for item in fitted.memories] == ["I'm allergic to milk."]
+        assert fitted.max_tokens == 20
+        assert fitted.tokens is not None
+        assert fitted.tokens <= 20
+        until = client.recall(
+            owner, "milk", at=later, peek=True, until=START + timedelta(minutes=1)
+        )
+        assert [item.memory.text for item in until.memories] == ["I'm allergic to milk."]
+        with pytest.raises(InvalidInputError, match="kinds may name"):
+            client.recall(owner, "milk", kinds=["summary"])
         assert client.statistics(owner).nodes["Turn"] == 3
         assert owner in client.owners()
         assert served.ben not in client.owners()

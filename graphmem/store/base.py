@@ -4,9 +4,17 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from graphmem.errors import InvalidInputError
 from graphmem.keys import ApiKey
@@ -25,9 +33,81 @@ from graphmem.model import (
     Moment,
     Node,
     Owner,
+    Probability,
+    SessionKey,
+    Speaker,
     Tier,
     Turn,
 )
+
+SEARCHED_KINDS = (
+    MemoryKind.OBSERVATION,
+    MemoryKind.FACT,
+    MemoryKind.KNOWLEDGE,
+    MemoryKind.CONJECTURE,
+)
+"""The kinds of memory searches find: all but dialogue summaries, which restate their turns'."""
+
+
+class MemoryFilter(BaseModel):
+    """Which memories a search may find: each condition given holds (None: no condition).
+
+    `sessions` and `speakers`: one of the memory's source turns is of one of these sessions, or
+    said by one of these speakers (a memory without turns, as a conjecture, has neither);
+    `since` and `until`: it was made at or after `since` and before `until`; `kinds`: it is of
+    one of these kinds; `min_belief`: it holds a belief of at least this, or none (an
+    observation holds none: it was said, not believed).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sessions: list[SessionKey] | None = Field(None, min_length=1)
+    speakers: list[Speaker] | None = Field(None, min_length=1)
+    since: Annotated[Moment, Strict()] | None = None
+    until: Annotated[Moment, Strict()] | None = None
+    kinds: list[MemoryKind] | None = Field(None, min_length=1)
+    min_belief: Annotated[Probability, Strict()] | None = None
+
+    @model_validator(mode="after")
+    def _searchable(self) -> Self:
+        """Refuse kinds no search finds and a stretch of time that holds no moment."""
+        for kind in self.kinds or []:
+            if kind not in SEARCHED_KINDS:
+                raise ValueError(
+                    f"kinds may name {', '.join(SEARCHED_KINDS)}, not {kind} (no search finds"
+                    " dialogue summaries: they restate their turns' memories)"
+                )
+        if self.since is not None and self.until is not None and self.since >= self.until:
+            raise ValueError(f"since ({self.since}) must be before until ({self.until})")
+        return self
+
+    def admits(self, memory: Memory, turns: Sequence[Turn]) -> bool:
+        """Whether a memory, with its source turns, meets every condition."""
+        return (
+            (self.sessions is None or any(turn.session in self.sessions for turn in turns))
+            and (self.speakers is None or any(turn.speaker in self.speakers for turn in turns))
+            and (self.since is None or memory.created_at >= self.since)
+            and (self.until is None or memory.created_at < self.until)
+            and (self.kinds is None or memory.kind in self.kinds)
+            and (
+                self.min_belief is None or memory.belief is None or memory.belief >= self.min_belief
+            )
+        )
+
+    def parameters(self) -> dict[str, Any]:
+        """The conditions as a statement's parameters (null where none is given)."""
+        return {
+            "sessions": self.sessions,
+            "speakers": self.speakers,
+            "since": self.since,
+            "until": self.until,
+            "kinds": None if self.kinds is None else [kind.value for kind in self.kinds],
+            "min_belief": self.min_belief,
+        }
+
+
+ANY_MEMORY = MemoryFilter()
+"""The filter that admits every memory."""
 
 
 class SimilarMemory(BaseModel):
@@ -628,11 +708,13 @@ class Store(Protocol):
         *,
         shallowest: Tier = Tier.HOT,
         at_least: float | None = None,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
 
         With `at_least`, only those whose similarity is at least that: a recall reading deeper
         tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        Only memories `where` admits are found (before the `limit` best are taken).
         """
 
     def find_memories_mentioning(
@@ -642,6 +724,8 @@ class Store(Protocol):
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
+        *,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories down to `deepest` best matching these weighted content terms.
 
@@ -649,7 +733,8 @@ class Store(Protocol):
         comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
         holds, of weight times the term's rarity among all the owner's memories (term_rarity);
         ties by similarity, then id, so that the owner's name (in every id) decides nothing.
-        Only the first MAX_SEARCH_TERMS terms are searched (searched_terms).
+        Only the first MAX_SEARCH_TERMS terms are searched (searched_terms); only memories
+        `where` admits are found (before the `limit` best are taken).
         """
 
     def find_neighbours(
@@ -663,6 +748,7 @@ class Store(Protocol):
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
         evoked: Sequence[str] = (),
+        where: MemoryFilter = ANY_MEMORY,
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
@@ -673,7 +759,8 @@ class Store(Protocol):
         most belief (ties: the latest, then id; cues stored without their belief left out); in
         tiers down to `deepest`; each with its similarity to the embedding; the given and the
         `known` ones left out. With them, the edges among the given, known and found memories,
-        and those cues, known ones included (one read for all).
+        and those cues, known ones included (one read for all). Only memories `where` admits
+        are found, as neighbours or cues (before the strongest are taken).
         """
 
     def link_memories(self, owner: str, links: Sequence[Link]) -> None:

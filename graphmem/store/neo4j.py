@@ -48,6 +48,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.store.base import (
+    ANY_MEMORY,
     RARITY_COUNT,
     Cause,
     Derivation,
@@ -57,6 +58,7 @@ from graphmem.store.base import (
     GraphCounts,
     HealthCounts,
     ImpressionTrail,
+    MemoryFilter,
     Neighbourhood,
     OwnerClaim,
     OwnerGraph,
@@ -887,24 +889,28 @@ class Neo4jStore:
         *,
         shallowest: Tier = Tier.HOT,
         at_least: float | None = None,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
 
         With `at_least`, only those whose similarity is at least that: a recall reading deeper
         tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        Only memories `where` admits are found: the vector index cannot apply such a filter,
+        so a filtered search compares the memories it admits one by one (exact).
         """
-        return self._find(
-            "find_similar_memories",
-            {
-                "owner": owner,
-                "embedding": embedding,
-                "limit": limit,
-                "fetch": max(limit, VECTOR_FETCH),
-                "shallowest": int(shallowest),
-                "deepest": int(deepest),
-                "at_least": at_least,
-            },
-        )
+        parameters = {
+            "owner": owner,
+            "embedding": embedding,
+            "limit": limit,
+            "shallowest": int(shallowest),
+            "deepest": int(deepest),
+            "at_least": at_least,
+        }
+        if where == ANY_MEMORY:
+            return self._find(
+                "find_similar_memories", parameters | {"fetch": max(limit, VECTOR_FETCH)}
+            )
+        return self._find("find_similar_memories_where", parameters | where.parameters())
 
     def working_memories(
         self, owner: str, embeddings: Sequence[Embedding], size: int
@@ -944,6 +950,8 @@ class Neo4jStore:
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
+        *,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories down to `deepest` best matching these weighted content terms.
 
@@ -952,7 +960,8 @@ class Neo4jStore:
         holds, of weight times the term's rarity among all the owner's memories (term_rarity;
         two reads: the counts, then Lucene with each term's clause scoring that product); ties
         by similarity, then id, so that the owner's name (in every id) decides nothing. Only
-        the first MAX_SEARCH_TERMS terms are searched.
+        the first MAX_SEARCH_TERMS terms are searched. Only memories `where` admits are found:
+        a filtered search asks Lucene for every hit, not 4 x `limit`.
         """
         searched = searched_terms(terms)
         if not searched:
@@ -984,8 +993,10 @@ class Neo4jStore:
                 ),
                 "embedding": embedding,
                 "limit": limit,
+                "options": {"limit": 4 * limit} if where == ANY_MEMORY else {},
                 "deepest": int(deepest),
-            },
+            }
+            | where.parameters(),
         )
 
     def find_neighbours(
@@ -999,6 +1010,7 @@ class Neo4jStore:
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
         evoked: Sequence[str] = (),
+        where: MemoryFilter = ANY_MEMORY,
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
@@ -1009,7 +1021,8 @@ class Neo4jStore:
         most belief (ties: the latest, then id; cues stored without their belief left out); in
         tiers down to `deepest`; each with its similarity to the embedding; the given and the
         `known` ones left out. With them, the edges among the given, known and found memories,
-        and those cues, known ones included (one read for all).
+        and those cues, known ones included (one read for all). Only memories `where` admits
+        are found, as neighbours or cues (before the strongest are taken).
         """
         [row] = self._run(
             load_statement("find_neighbours"),
@@ -1022,7 +1035,8 @@ class Neo4jStore:
                 "window": window,
                 "links": links,
                 "deepest": int(deepest),
-            },
+            }
+            | where.parameters(),
             read=True,
         )
         return Neighbourhood(

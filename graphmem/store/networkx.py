@@ -11,7 +11,7 @@ protocol; the changes and how they apply; the reads they share; loading and snap
 
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -47,6 +47,7 @@ from graphmem.model import (
 )
 from graphmem.similarity import inner_products
 from graphmem.store.base import (
+    ANY_MEMORY,
     Cause,
     Derivation,
     EventTrail,
@@ -55,6 +56,7 @@ from graphmem.store.base import (
     GraphCounts,
     HealthCounts,
     ImpressionTrail,
+    MemoryFilter,
     Neighbourhood,
     OwnerClaim,
     OwnerGraph,
@@ -611,19 +613,22 @@ class NetworkXStore:
         *,
         shallowest: Tier = Tier.HOT,
         at_least: float | None = None,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
 
         With `at_least`, only those whose similarity is at least that: a recall reading deeper
         tiers asks for no memory less similar than the worst of the `limit` it holds already.
+        Only memories `where` admits are found.
         """
+        found_by = self._searchable_by(where)
         with self._lock:
             memories = [
                 node
                 for node in self._nodes(owner, "Memory")
                 if isinstance(node, Memory)
                 and shallowest <= node.tier <= deepest
-                and searchable(node)
+                and found_by(node)
             ]
             ranked = sorted(
                 (
@@ -675,6 +680,8 @@ class NetworkXStore:
         embedding: Embedding,
         limit: int,
         deepest: Tier = Tier.DEEP,
+        *,
+        where: MemoryFilter = ANY_MEMORY,
     ) -> list[SimilarMemory]:
         """The owner's memories down to `deepest` best matching these weighted content terms.
 
@@ -682,9 +689,10 @@ class NetworkXStore:
         comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
         holds, of weight times the term's rarity among all the owner's memories (term_rarity);
         ties by similarity, then id, so that the owner's name (in every id) decides nothing.
-        Only the first MAX_SEARCH_TERMS terms are searched.
+        Only the first MAX_SEARCH_TERMS terms are searched; only memories `where` admits found.
         """
         searched = searched_terms(terms)
+        found_by = self._searchable_by(where)
         with self._lock:
             index = self._mentions.get(owner, {})
             memories = len(self._ids.get((owner, "Memory"), {}))
@@ -699,7 +707,7 @@ class NetworkXStore:
                 for memory_id in matched
                 if isinstance(memory := self._node(owner, "Memory", memory_id), Memory)
                 and memory.tier <= deepest
-                and searchable(memory)
+                and found_by(memory)
             ]
             # Similarity only decides among equal matches: read it for those that can make the
             # cut, not for every memory holding a common word.
@@ -725,6 +733,7 @@ class NetworkXStore:
         deepest: Tier = Tier.DEEP,
         known: Sequence[str] = (),
         evoked: Sequence[str] = (),
+        where: MemoryFilter = ANY_MEMORY,
     ) -> Neighbourhood:
         """Memories next to the given ones, where association spreads relevance, and the edges.
 
@@ -735,8 +744,10 @@ class NetworkXStore:
         most belief (ties: the latest, then id; cues stored without their belief left out); in
         tiers down to `deepest`; each with its similarity to the embedding; the given and the
         `known` ones left out. With them, the edges among the given, known and found memories,
-        and those cues, known ones included (one read for all).
+        and those cues, known ones included (one read for all). Only memories `where` admits
+        are found, as neighbours or cues.
         """
+        found_by = self._searchable_by(where)
         with self._lock:
             given = set(ids)
             found: dict[str, Memory] = {}
@@ -759,7 +770,7 @@ class NetworkXStore:
                         isinstance(linked, Memory)
                         and linked.id not in given
                         and linked.tier <= deepest
-                        and searchable(linked)
+                        and found_by(linked)
                         and weight > strongest.get(linked.id, (-1.0, linked))[0]
                     ):
                         strongest[linked.id] = (weight, linked)
@@ -771,7 +782,7 @@ class NetworkXStore:
                 )
                 for _weight, linked in ranked[:links]:
                     found.setdefault(linked.id, linked)
-            cues = self._strongest_cues(owner, evoked, links, deepest)
+            cues = self._strongest_cues(owner, evoked, links, deepest, found_by)
             for cue in cues:
                 memory = self._node(owner, "Memory", cue.memory)
                 if isinstance(memory, Memory) and memory.id not in given:
@@ -781,7 +792,7 @@ class NetworkXStore:
                 (
                     memory
                     for memory in found.values()
-                    if memory.id not in left_out and memory.tier <= deepest and searchable(memory)
+                    if memory.id not in left_out and memory.tier <= deepest and found_by(memory)
                 ),
                 key=lambda memory: memory.id,
             )
@@ -793,9 +804,16 @@ class NetworkXStore:
             )
 
     def _strongest_cues(
-        self, owner: str, evoked: Sequence[str], limit: int, deepest: Tier
+        self,
+        owner: str,
+        evoked: Sequence[str],
+        limit: int,
+        deepest: Tier,
+        found_by: Callable[[Memory], bool],
     ) -> list[EvokedCue]:
         """The `limit` cues of each impression that gave it the most belief, in tiers to `deepest`.
+
+        Only memories that `found_by` finds are cues.
 
         Ties go to the latest cue, then the smaller id; cues without their belief are left out.
         """
@@ -815,7 +833,7 @@ class NetworkXStore:
                     edge_type == LinkType.INFERRED_FROM.value
                     and link.belief is not None
                     and memory.tier <= deepest
-                    and searchable(memory)
+                    and found_by(memory)
                 ):
                     held.append((link.belief, memory))
             held.sort(key=lambda pair: (-pair[0], -pair[1].created_at.timestamp(), pair[1].id))
@@ -1403,6 +1421,12 @@ class NetworkXStore:
         for source, _target, edge_type in self._graph.in_edges((owner, "Turn", turn_id), keys=True):
             if edge_type == LinkType.FROM.value:
                 yield self._graph.nodes[source]["node"]
+
+    def _searchable_by(self, where: MemoryFilter) -> Callable[[Memory], bool]:
+        """Whether a search that `where` filters finds a memory (searchable, and admitted)."""
+        if where == ANY_MEMORY:
+            return searchable
+        return lambda memory: searchable(memory) and where.admits(memory, self._turns_of(memory))
 
     def _turns_of(self, memory: Memory) -> list[Turn]:
         """The turns a memory came from, oldest first."""
