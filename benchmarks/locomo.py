@@ -608,10 +608,11 @@ def recall_pass(
     *,
     memories: int,
     peek: bool,
+    since: datetime | None = None,
 ) -> MethodRun:
     """Recall every question when it is asked; the top k source turns.
 
-    graphmem is asked for `memories` memories a question.
+    graphmem is asked for `memories` memories a question, made `since` then if given (a filter).
     """
     calls_before, _ = model_usage(memory)
     traffic_before = memory.store_traffic
@@ -627,6 +628,7 @@ def recall_pass(
                 k=min(MAX_RECALL, memories),
                 at=conversation.asked_at,
                 peek=peek,
+                since=since,
             )
             seconds.append(time.perf_counter() - started)
             turn_ids = [source_turn(turn.id) for item in found.memories for turn in item.turns]

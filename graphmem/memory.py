@@ -518,7 +518,7 @@ class GraphMem:
         skips association, ranks what it has, and names what it skipped in `cut_short`.
         With `max_tokens`, the recall holds what fits that many tokens of `render()` (counted
         by multilingual-e5's XLM-R tokenizer, whatever the embedder), chosen to keep the most
-        evidence (`Recall.within`), from k memories (by default 100, else 10). The filters
+        evidence (`Recall.within`), from the k best (k is 100 then unless given). The filters
         (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says
         what each admits) narrow every search of the recall, so the k best are those it admits.
         """

@@ -2,7 +2,7 @@
 
 import hashlib
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Protocol, Self
 
@@ -81,11 +81,17 @@ class MemoryFilter(BaseModel):
             raise ValueError(f"since ({self.since}) must be before until ({self.until})")
         return self
 
-    def admits(self, memory: Memory, turns: Sequence[Turn]) -> bool:
-        """Whether a memory, with its source turns, meets every condition."""
+    def admits(self, memory: Memory, turns_of: Callable[[Memory], Sequence[Turn]]) -> bool:
+        """Whether a memory meets every condition (its source turns read only if one needs them)."""
         return (
-            (self.sessions is None or any(turn.session in self.sessions for turn in turns))
-            and (self.speakers is None or any(turn.speaker in self.speakers for turn in turns))
+            (
+                self.sessions is None
+                or any(turn.session in self.sessions for turn in turns_of(memory))
+            )
+            and (
+                self.speakers is None
+                or any(turn.speaker in self.speakers for turn in turns_of(memory))
+            )
             and (self.since is None or memory.created_at >= self.since)
             and (self.until is None or memory.created_at < self.until)
             and (self.kinds is None or memory.kind in self.kinds)

@@ -1426,7 +1426,7 @@ class NetworkXStore:
         """Whether a search that `where` filters finds a memory (searchable, and admitted)."""
         if where == ANY_MEMORY:
             return searchable
-        return lambda memory: searchable(memory) and where.admits(memory, self._turns_of(memory))
+        return lambda memory: searchable(memory) and where.admits(memory, self._turns_of)
 
     def _turns_of(self, memory: Memory) -> list[Turn]:
         """The turns a memory came from, oldest first."""
