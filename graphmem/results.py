@@ -343,25 +343,24 @@ class Recall(BaseModel):
             taken.pop()
         impressions = []
         for impression in self.impressions:
-            evoked = impression.model_copy(
-                update={"memories": [memory for memory in impression.memories if memory in number]}
-            )
-            line = count_tokens(_impression_line(number, evoked))
-            if evoked.memories and spent + line <= max_tokens:
-                impressions.append(evoked)
+            evoked = [memory for memory in impression.memories if memory in number]
+            if not evoked:
+                continue
+            narrowed = impression.model_copy(update={"memories": evoked})
+            line = count_tokens(_impression_line(number, narrowed))
+            if spent + line <= max_tokens:
+                impressions.append(narrowed)
                 spent += line
         links = []
         for link in self.links:
-            line = (
-                count_tokens(_link_line(number, link))
-                if link.source in number and link.target in number
-                else 0
-            )
-            if line and spent + line <= max_tokens:
+            if link.source not in number or link.target not in number:
+                continue
+            line = count_tokens(_link_line(number, link))
+            if spent + line <= max_tokens:
                 links.append(link)
                 spent += line
         shown = {impression.id for impression in impressions}
-        fitted = self.model_copy(
+        return self.model_copy(
             update={
                 "memories": [
                     item if item.evoked_by in shown else item.model_copy(update={"evoked_by": None})
@@ -370,9 +369,9 @@ class Recall(BaseModel):
                 "links": links,
                 "impressions": impressions,
                 "max_tokens": max_tokens,
+                "tokens": spent,  # lines' counts add up to their text's (E5Embedder.count_tokens)
             }
         )
-        return fitted.model_copy(update={"tokens": count_tokens(fitted.render())})
 
     def to_networkx(self) -> MemoryGraph:
         """The subgraph as a networkx multigraph: memories and turns, FROM and the links."""
