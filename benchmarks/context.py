@@ -1,28 +1,30 @@
 """What goes into the prompt at a token budget: evidence recall against the baselines.
 
-graphmem's context and the baselines' are cut to the same budgets (issue 46's measure, taken
-before graphmem has a context of its own), on LoCoMo or LongMemEval.
+graphmem's context within a budget, its whole render cut simply, and the baselines cut simply
+to the same budgets (issue 46's measure), on LoCoMo or LongMemEval.
 
     python benchmarks/context.py locomo|longmemeval DATA.json [--budgets 500,1000,2000,4000]
         [--out RESULT.json]
 
-For each question and budget N, a method's context is the text it would put into a prompt: its
-lines in its own order, each kept if it fits whole into what is left of N tokens (the simple
-cut; a line too long is passed over):
-- a baseline (bm25, rrf:e5, context+session:e5 of benchmarks/locomo.py): its turns in rank
-  order, a line each ("[n] date time text", the text as every method sees it: speaker, text,
-  an image's caption);
-- graphmem: `Recall.render()` of a peek recall of MAX_RECALL memories at the time the
-  questions are asked (graphmem ingests each conversation or haystack turn by turn, offline
-  cognition, as benchmarks/locomo.py and longmemeval.py do).
+For each question and budget N, a method's context is the text it would put into a prompt
+(graphmem ingests each conversation or haystack turn by turn, offline cognition, as
+benchmarks/locomo.py and longmemeval.py do, and recalls in peek mode when the questions are
+asked):
+- graphmem: `recall(..., max_tokens=N)` rendered (Recall.within chooses what fits);
+- graphmem:simple-cut and the baselines (bm25, rrf:e5, context+session:e5 of
+  benchmarks/locomo.py): lines in their own order, each kept if it fits whole into what is left
+  of N tokens (the simple cut; a line too long is passed over). graphmem's lines are the render
+  of a recall of MAX_RECALL memories; a baseline's are its turns in rank order, a line each
+  ("[n] date time text", the text as every method sees it: speaker, text, an image's caption).
 
-Tokens are counted by the XLM-R tokenizer of the offline embedder, as benchmarks/
-cognition_cost.py counts them, a line and its line break at a time. Evidence recall at N: the
-share of a question's evidence turns whose text is inside the context; session recall at N:
+Tokens are counted as graphmem counts a budget, by the offline embedder's XLM-R tokenizer
+(E5Embedder.count_tokens: lines' counts add up, a line break costs none). Evidence recall at N:
+the share of a question's evidence turns whose text is inside the context; session recall at N:
 whether any evidence session (LoCoMo: the sessions of the evidence turns; LongMemEval: its answer
 sessions) has a turn whose text is inside it. A figure per category (LongMemEval: question type)
-and overall, the tokens a context really uses (mean), and graphmem's lead in evidence recall over
-each baseline with its paired bootstrap interval (benchmarks/locomo.py's `lead`).
+and overall, the tokens a context really uses (mean), graphmem's lead in evidence recall over
+each other method with its paired bootstrap interval (benchmarks/locomo.py's `lead`), and the
+turns' tokens under GPT-4's cl100k_base beside XLM-R's.
 """
 
 import argparse
