@@ -1,9 +1,10 @@
 // Purpose: the lexical channel of recall: the owner's memories in tiers 0..$deepest (that a
-//          recall's filter admits) whose content terms (`terms`) hold the query's, best Lucene match first (each term a clause
-//          scoring its weight times its rarity: the largest sum of the terms held first), ties by
-//          similarity to the query embedding, then id (ids are drawn from the owner's name,
-//          which must decide nothing), each with that similarity and its source turns; dialogue
-//          summaries left out (they restate their turns' memories).
+//          recall's filter admits) whose content terms (`terms`) hold the query's, best Lucene
+//          match first (each term a clause scoring its weight times its rarity: the largest sum
+//          of the terms held first), ties by similarity to the query embedding, then id (ids
+//          are drawn from the owner's name, which must decide nothing), each with that
+//          similarity and its source turns; dialogue summaries and facts left out (they
+//          restate their turns' observations).
 // Parameters: $owner, $index (hot_memory_terms for a search of tier 0 only, else memory_terms),
 //             $search (a Lucene query built by graphmem from the query's weighted terms and their
 //             counts, cypher/count_memories_holding.cypher: the owner as a phrase, each term as
@@ -20,7 +21,8 @@
 //          match at least as well as the $limit-th (ties with it may still enter).
 CALL db.index.fulltext.queryNodes($index, $search, $options)
 YIELD node AS m, score
-WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest AND m.kind <> 'summary'
+WHERE m:Memory AND m.owner = $owner AND m.tier <= $deepest
+  AND NOT m.kind IN ['summary', 'fact']
   AND ($kinds IS NULL OR m.kind IN $kinds)
   AND ($since IS NULL OR m.created_at >= $since)
   AND ($until IS NULL OR m.created_at < $until)

@@ -9,14 +9,14 @@
 //          on its INFERRED_FROM edge; ties: the latest, then id; edges without one left out); in
 //          0..$deepest; each with its cosine similarity to the query embedding and its source
 //          turns; the given memories, the $known ones (a recall's candidates), dialogue
-//          summaries (they restate their turns' memories) and those a recall's filter does not
-//          admit left out (before the strongest are taken). A session's turns are found
-//          by one range seek of the (owner, session, position) index, so the cost is bounded by
-//          $window and $links, not by history. The edges: those among the given, known and
-//          found memories, each memory sought by its (owner, id) key (with IN, Neo4j 2026.08
-//          seeks the owner index and filters every memory of the owner) and its own edges
-//          followed, so the cost grows with their edges, not with the square of their number
-//          or with the owner's memories. Read here rather than by a statement of their own,
+//          summaries and facts (they restate their turns' observations) and those a recall's
+//          filter does not admit left out (before the strongest are taken). A session's turns
+//          are found by one range seek of the (owner, session, position) index, so the cost is
+//          bounded by $window and $links, not by history. The edges: those among the given,
+//          known and found memories, each memory sought by its (owner, id) key (with IN, Neo4j
+//          2026.08 seeks the owner index and filters every memory of the owner) and its own
+//          edges followed, so the cost grows with their edges, not with the square of their
+//          number or with the owner's memories. Read here rather than by a statement of their own,
 //          they cost one round trip less and 1.5-3 ms less server time.
 // Parameters: $owner, $ids (memory ids), $known (memory ids), $evoked (impression ids),
 //             $embedding, $window (turns either side), $links (linked memories per given memory,
@@ -34,13 +34,15 @@ CALL () {
   UNWIND $evoked AS id
   WITH DISTINCT id
   MATCH (i:Impression {owner: $owner, id: id})-[r:INFERRED_FROM]->(m:Memory)
-  WHERE r.belief IS NOT NULL AND m.tier <= $deepest AND m.kind <> 'summary'
+  WHERE r.belief IS NOT NULL AND m.tier <= $deepest AND NOT m.kind IN ['summary', 'fact']
     AND ($kinds IS NULL OR m.kind IN $kinds)
     AND ($since IS NULL OR m.created_at >= $since)
     AND ($until IS NULL OR m.created_at < $until)
     AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
-    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
-    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
+    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+        WHERE source.session IN $sessions })
+    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+        WHERE source.speaker IN $speakers })
   WITH i, m, r.belief AS belief
   ORDER BY belief DESC, m.created_at DESC, m.id
   WITH i, collect({memory: m.id, belief: belief})[..$links] AS strongest
@@ -71,13 +73,15 @@ CALL (evoked_memories) {
         RETURN m, 1.0 AS strength
       }
       WITH m, strength
-      WHERE NOT m.id IN $ids AND m.tier <= $deepest AND m.kind <> 'summary'
+      WHERE NOT m.id IN $ids AND m.tier <= $deepest AND NOT m.kind IN ['summary', 'fact']
         AND ($kinds IS NULL OR m.kind IN $kinds)
         AND ($since IS NULL OR m.created_at >= $since)
         AND ($until IS NULL OR m.created_at < $until)
         AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
-        AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
-        AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
+        AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+            WHERE source.session IN $sessions })
+        AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+            WHERE source.speaker IN $speakers })
       WITH m, max(strength) AS strength
       ORDER BY strength DESC, vector.similarity.cosine(m.embedding, $embedding) DESC, m.id
       LIMIT $links
@@ -91,13 +95,15 @@ CALL (evoked_memories) {
   }
   WITH DISTINCT m
   WHERE NOT m.id IN $ids AND NOT m.id IN $known AND m.tier <= $deepest
-    AND m.kind <> 'summary'
+    AND NOT m.kind IN ['summary', 'fact']
     AND ($kinds IS NULL OR m.kind IN $kinds)
     AND ($since IS NULL OR m.created_at >= $since)
     AND ($until IS NULL OR m.created_at < $until)
     AND ($min_belief IS NULL OR m.belief IS NULL OR m.belief >= $min_belief)
-    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.session IN $sessions })
-    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn) WHERE source.speaker IN $speakers })
+    AND ($sessions IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+        WHERE source.session IN $sessions })
+    AND ($speakers IS NULL OR EXISTS { (m)-[:FROM]->(source:Turn)
+        WHERE source.speaker IN $speakers })
   CALL (m) {
     OPTIONAL MATCH (m)-[:FROM]->(t:Turn)
     WITH t ORDER BY t.created_at, t.id

@@ -5,8 +5,8 @@
 //          over-fetch $fetch, measured in benchmarks/scale.py), best first with ties broken by
 //          id, each with its source turns oldest first. A recall that thinks again reads only
 //          the tiers it has not read, and only the memories at least as similar as the worst it
-//          holds ($at_least). Dialogue summaries are left out: they restate their turns'
-//          memories.
+//          holds ($at_least). Dialogue summaries and facts are left out: they restate their
+//          turns' observations.
 // Parameters: $owner, $embedding (list of floats), $limit, $fetch (nearest neighbours asked of
 //             the index, >= $limit), $shallowest and $deepest (0-3), $at_least (a similarity
 //             in [-1, 1], or null for any).
@@ -23,7 +23,8 @@ MATCH (m:Memory)
     LIMIT $fetch
   ) SCORE AS score
 WITH m, score
-WHERE m.kind <> 'summary' AND ($at_least IS NULL OR 2 * score - 1 >= $at_least)
+WHERE NOT m.kind IN ['summary', 'fact']
+  AND ($at_least IS NULL OR 2 * score - 1 >= $at_least)
 ORDER BY score DESC, m.id ASC
 LIMIT $limit
 CALL (m) {

@@ -4,7 +4,7 @@
 //          holds conditions the vector index cannot apply (turns' sessions and speakers, lists
 //          of kinds, beliefs that may be absent), so the memories it admits are read from the
 //          owner's and compared one by one: exact, at a cost that grows with the owner's
-//          memories in those tiers. Dialogue summaries are left out.
+//          memories in those tiers. Dialogue summaries and facts are left out.
 // Parameters: $owner, $embedding (list of floats), $limit, $shallowest and $deepest (0-3),
 //             $at_least (a similarity in [-1, 1], or null for any); the filter, each null for
 //             no condition: $sessions and $speakers (lists: one source turn of one of them),
@@ -14,7 +14,7 @@
 //          left out, date-times as ISO text), similarity (cosine in [-1, 1]), turns (list of
 //          turn properties, likewise)}; see find_similar_memories.cypher for why.
 MATCH (m:Memory {owner: $owner})
-WHERE $shallowest <= m.tier <= $deepest AND m.kind <> 'summary'
+WHERE $shallowest <= m.tier <= $deepest AND NOT m.kind IN ['summary', 'fact']
   AND ($kinds IS NULL OR m.kind IN $kinds)
   AND ($since IS NULL OR m.created_at >= $since)
   AND ($until IS NULL OR m.created_at < $until)

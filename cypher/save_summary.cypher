@@ -5,10 +5,13 @@
 //          title, last update, timeliness and embedding while keeping its attention, tier, first
 //          update, importance and creation time; it is linked NEXT from its previous event (when
 //          that is stored) and PART_OF from each member memory that is stored (the summary
-//          included: it is stored first). Idempotent: a summary already stored keeps its
-//          properties, edges are merged, and the same input sets the same values again.
+//          included: it is stored first). Each fact read in the dialogue is created (labelled
+//          Hot in tier 0) and linked (fact)-[:FROM]->(t) to its turn, unless that turn is gone.
+//          Idempotent: a summary or fact already stored keeps its properties, edges are merged,
+//          and the same input sets the same values again.
 // Parameters: $owner, $summary (memory property map), $turns (turn ids), $events (list of
-//             {event (event property map), previous (event id or null), members (memory ids)}).
+//             {event (event property map), previous (event id or null), members (memory ids)}),
+//             $facts (list of {fact (memory property map), turn (turn id)}).
 // Returns: summary_id (one row).
 MERGE (s:Memory {owner: $owner, id: $summary.id})
 ON CREATE SET s += $summary
@@ -43,5 +46,15 @@ CALL () {
       MERGE (m)-[:PART_OF]->(e)
     }
   }
+}
+CALL () {
+  UNWIND $facts AS item
+  MATCH (t:Turn {owner: $owner, id: item.turn})
+  MERGE (f:Memory {owner: $owner, id: item.fact.id})
+  ON CREATE SET f += item.fact
+  MERGE (f)-[:FROM]->(t)
+  WITH f
+  WHERE f.tier = 0
+  SET f:Hot
 }
 RETURN s.id AS summary_id

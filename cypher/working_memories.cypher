@@ -1,8 +1,8 @@
 // Purpose: for each of several embeddings, the owner's hot (tier 0) memories most similar to it:
 //          the working memory in whose light a new item is labelled, for a batch of items in one
 //          round trip. Found inside the vector index, filtered there by owner and tier, with the
-//          over-fetch $fetch of find_similar_memories; dialogue summaries left out; best first,
-//          ties broken by id.
+//          over-fetch $fetch of find_similar_memories; dialogue summaries and facts left out;
+//          best first, ties broken by id.
 // Parameters: $owner, $embeddings (list of lists of floats), $size (memories per embedding),
 //             $fetch (nearest neighbours asked of the index, >= $size).
 // Returns: one row per embedding, in order: found, a list, best first, of {memory (properties,
@@ -18,7 +18,7 @@ CALL (embedding) {
       LIMIT $fetch
     ) SCORE AS score
   WITH m, score
-  WHERE m.kind <> 'summary'
+  WHERE NOT m.kind IN ['summary', 'fact']
   ORDER BY score DESC, m.id ASC
   LIMIT $size
   RETURN collect({

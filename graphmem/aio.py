@@ -39,6 +39,7 @@ from graphmem.results import (
     NightReport,
     Observation,
     OwnerGraph,
+    Profile,
     Recall,
     SleepProgress,
     SleepReport,
@@ -216,6 +217,10 @@ class AsyncGraphMem:
     async def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """GraphMem.health, awaitable."""
         return await self._run(self.memory.health, owner, at=at)
+
+    async def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
+        """GraphMem.profile, awaitable."""
+        return await self._run(self.memory.profile, owner, at=at)
 
     async def recall(
         self,

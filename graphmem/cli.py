@@ -1,6 +1,6 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: health, owners, forget (messages, with what derives from them), export, import,
+The others: profile, health, owners, forget (messages, with what derives from them), export, import,
 forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
 server). `graphmem import-history --help` describes the two formats of a chat history.
 
@@ -507,6 +507,43 @@ def run_health(
         )
 
 
+def run_profile(
+    settings: Settings, owner: str, at: datetime | None, as_json: bool, out: TextIO
+) -> None:
+    """Print the owner's profile: a line per fact, conjecture and open event (or JSON)."""
+    with GraphMem.open(settings) as memory:
+        profile = memory.profile(owner, at=at)
+        empty = memory.statistics(owner).total == 0
+    if as_json:
+        print(profile.model_dump_json(), file=out)
+    else:
+        print(f"profile of {profile.owner} at {profile.at.isoformat()}:", file=out)
+        for line in profile.lines():
+            print(f"  {line}", file=out)
+        print(
+            f"  ({counted(len(profile.facts), 'fact')},"
+            f" {counted(len(profile.conjectures), 'conjecture')},"
+            f" {counted(len(profile.events), 'open event')},"
+            f" {counted(profile.causal_rules, 'causal rule')})",
+            file=out,
+        )
+    if empty:
+        say_unknown(owner, out)
+
+
+def run_reading(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run stats, owners, health or profile: the commands that read and change nothing."""
+    command = arguments.command
+    if command == "stats":
+        run_stats(settings, arguments.owner, arguments.json, out)
+    elif command == "owners":
+        run_owners(settings, arguments.json, out)
+    elif command == "health":
+        run_health(settings, arguments.owner, arguments.at, arguments.json, out)
+    else:
+        run_profile(settings, arguments.owner, arguments.at, arguments.json, out)
+
+
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
     """Write one owner's graph as JSON lines (to `path`, else `out`): a header, then its records.
 
@@ -886,9 +923,10 @@ def add_counting(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
     common: argparse.ArgumentParser,
     owned: argparse.ArgumentParser,
+    timed: argparse.ArgumentParser,
     one_or_all: argparse.ArgumentParser,
 ) -> None:
-    """Add the stats, owners and health commands and their arguments."""
+    """Add the stats, owners, health and profile commands and their arguments."""
     stats = commands.add_parser(
         "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
     )
@@ -903,6 +941,12 @@ def add_counting(
         help="counts, pending work, duplicates, contradictions, conjectures, unused and isolated",
     )
     health.add_argument("--json", action="store_true", help="one JSON line per owner")
+    profile = commands.add_parser(
+        "profile",
+        parents=[owned, timed],
+        help="who the user is now: facts by slot, conjectures, open events (no model call)",
+    )
+    profile.add_argument("--json", action="store_true", help="print the profile as JSON")
 
 
 def add_forgetting(
@@ -1001,7 +1045,7 @@ def parser() -> argparse.ArgumentParser:
         f" worker's owners are taken over after it (default {LEASE.total_seconds():.0f})",
     )
     sleep.add_argument("--prefix", help="with --all: only the owners whose name starts with this")
-    add_counting(commands, common, owned, one_or_all)
+    add_counting(commands, common, owned, timed, one_or_all)
     export = commands.add_parser(
         "export", parents=[owned], help="write one owner's memory as JSON lines"
     )
@@ -1212,12 +1256,8 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         )
     elif command == "consolidate":
         run_consolidate(settings, arguments, max(arguments.log_every, 1), out)
-    elif command == "stats":
-        run_stats(settings, arguments.owner, arguments.json, out)
-    elif command == "owners":
-        run_owners(settings, arguments.json, out)
-    elif command == "health":
-        run_health(settings, arguments.owner, arguments.at, arguments.json, out)
+    elif command in ("stats", "owners", "health", "profile"):
+        run_reading(settings, arguments, out)
     elif command == "export":
         run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":

@@ -49,6 +49,7 @@ from graphmem.results import (
     Health,
     Observation,
     OwnerGraph,
+    Profile,
     Recall,
     SleepReport,
 )
@@ -402,6 +403,11 @@ class GraphMemClient(_Client):
         params = {} if at is None else {"at": at.isoformat()}
         return self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
 
+    def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
+        """GraphMem.profile, over HTTP."""
+        params = {} if at is None else {"at": at.isoformat()}
+        return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
+
     def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP."""
         return self._do(Calls.get(_owner_path(owner, "export"), _graph))
@@ -591,6 +597,11 @@ class AsyncGraphMemClient(_Client):
         """GraphMem.health, over HTTP, awaitable."""
         params = {} if at is None else {"at": at.isoformat()}
         return await self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
+
+    async def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
+        """GraphMem.profile, over HTTP, awaitable."""
+        params = {} if at is None else {"at": at.isoformat()}
+        return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
 
     async def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP, awaitable."""

@@ -18,11 +18,13 @@ from datetime import UTC, datetime, timedelta
 from typing import TextIO, TypeVar
 
 from graphmem.cognition.base import AttentionQuestion
+from graphmem.cognition.lexicon import IMPRESSION_HALF_LIVES
 from graphmem.cognition.offline import INHERITED_SHARE, OfflineCognition
 from graphmem.demo_zh import CHINESE
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.impressions import decayed_belief
+from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Event, Impression, Link, LinkType, Memory, Node, Tier
@@ -58,6 +60,7 @@ SLEEP_COUNTS = (
     "summaries",
     "events started",
     "events continued",
+    "profile facts",
     "facts",
     "SUPPORTS",
     "CONTRADICTS",
@@ -677,6 +680,59 @@ def consolidation(demo: Demo) -> None:
     )
 
 
+def slot_name(slot: str, say: Phrases) -> str:
+    """A fact's slot in the demo's language: its kind translated, its subject as said."""
+    kind, _, subject = slot.partition(": ")
+    return say("{kind}: {subject}", kind=say(kind), subject=subject) if subject else say(kind)
+
+
+def profile(demo: Demo) -> None:
+    """Step 7: the profile after the months: the allergy, kindness, the mood at work, no cold."""
+    demo.step(7, "Profile: who the user is now, read from the graph without a model")
+    for day, clock in [(2, "09:00"), (214, "09:00")]:
+        held = demo.memory.profile(demo.owner, at=moment(day, clock))
+        demo.line(f"   {demo.say.stamp(held.at)}  " + demo.say("profile"))
+        lines = [
+            demo.say(
+                "{slot}: {text} (belief {belief:.2f}, since {since})",
+                slot=slot_name(fact.slot, demo.say),
+                text=quoted(fact.text),
+                belief=fact.belief,
+                since=f"{fact.since:%Y-%m-%d}",
+            )
+            for fact in held.facts
+        ]
+        lines += [
+            demo.say(
+                "conjecture {text} (belief {belief:.2f}, fades {fades})",
+                text=quoted(item.text),
+                belief=item.belief,
+                fades=f"{item.fades_at:%Y-%m-%d}",
+            )
+            for item in held.conjectures
+        ]
+        lines += [
+            demo.say(
+                "ongoing {category} event {title}: {latest}",
+                category=demo.say(item.category),
+                title=quoted(clip(item.title, 40)),
+                latest=item.latest,
+            )
+            for item in held.events
+        ]
+        for line in lines:
+            demo.wrapped(f"{INDENT}{line}")
+    demo.note(
+        demo.say(
+            "Facts are read in the dialogues by the sleep job, one value a slot (the latest);"
+            " a conjecture shows until its belief fades below {faded:g}: the cold of day 1"
+            " (half-life {days:g} days) is gone by day 214, kindness (a year) is not.",
+            faded=ProfilePolicy().faded_below,
+            days=IMPRESSION_HALF_LIVES[0].value,
+        )
+    )
+
+
 def reached(demo: Demo, recalled: Recalled, memory: Memory) -> None:
     """Print whether a recall found a memory, and the tier the memory was in."""
     tier = recalled.before.get(Memory, memory.id).tier
@@ -697,10 +753,11 @@ def reached(demo: Demo, recalled: Recalled, memory: Memory) -> None:
 
 
 def tell(demo: Demo) -> None:
-    """Tell the story's six steps, in order."""
+    """Tell the story's seven steps, in order."""
     recipe = attention_labelling(demo)
     fever_recall(demo)
     major_events(demo)
     regional_wake_up(demo, recipe)
     impression_impact(demo)
     consolidation(demo)
+    profile(demo)

@@ -133,6 +133,7 @@ CHINESE = {
     "summaries": "总结",
     "events started": "新事件",
     "events continued": "延续事件",
+    "profile facts": "画像事实",
     "facts": "事实",
     "SUPPORTS": "SUPPORTS",
     "CONTRADICTS": "CONTRADICTS",
@@ -180,6 +181,26 @@ CHINESE = {
     " deleted: the rows above are read back from the graph after the job.": (
         "两个相互矛盾的事实中，信念较低的一个（相同时为新来的）向 1 减去另一个的信念移动 {rate:g}，"
         "并保留 {kept:.0%} 的关注度。什么都不删除：上面各行是任务之后从图中读回的。"
+    ),
+    "Profile: who the user is now, read from the graph without a model": (
+        "画像：用户现在是什么样的人，不调用模型，从图中读出"
+    ),
+    "profile": "画像",
+    "{kind}: {subject}": "{kind}（{subject}）",
+    "allergy": "过敏",
+    "mood at work": "工作心情",
+    "{slot}: {text} (belief {belief:.2f}, since {since})": (
+        "{slot}：{text}（信念 {belief:.2f}，自 {since}）"
+    ),
+    "conjecture {text} (belief {belief:.2f}, fades {fades})": (
+        "猜想 {text}（信念 {belief:.2f}，{fades} 淡去）"
+    ),
+    "ongoing {category} event {title}: {latest}": "进行中的{category}事件 {title}：{latest}",
+    "Facts are read in the dialogues by the sleep job, one value a slot (the latest); a"
+    " conjecture shows until its belief fades below {faded:g}: the cold of day 1 (half-life"
+    " {days:g} days) is gone by day 214, kindness (a year) is not.": (
+        "事实由睡眠任务从对话中读出，每个槽位一个值（最新的）；猜想在信念降到 {faded:g} 以下之前"
+        "一直显示：第 1 天的感冒（半衰期 {days:g} 天）到第 214 天已经淡去，善良（一年）没有。"
     ),
     # The plot.
     "recalled": "被回忆",

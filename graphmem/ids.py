@@ -43,3 +43,8 @@ def impression_id(owner: str, statement: str) -> str:
     """The id of the owner's impression of a statement (case and spacing do not matter)."""
     key = " ".join(statement.lower().split())
     return str(uuid.uuid5(IMPRESSION_IDS, f"{owner}\n{key}"))
+
+
+def fact_id(owner: str, turn_id: str, slot: str) -> str:
+    """The id of the fact of a slot that the sleep job read in a turn."""
+    return str(uuid.uuid5(MEMORY_IDS, f"{owner}\n{turn_id}\n{slot}\n{MemoryKind.FACT}"))

@@ -22,7 +22,7 @@ from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import check_owner
-from graphmem.results import Forgotten, Observation, Recall, SleepReport
+from graphmem.results import Forgotten, Observation, Profile, Recall, SleepReport
 
 try:
     from mcp.server import MCPServer
@@ -52,7 +52,8 @@ INSTRUCTIONS = """\
 Long-term memory of the conversations with the user, kept as a graph.
 Call observe with every message of the conversation (the user's and yours), each with its own
 message id, or observe_many with several at once (a message and your answer, or a history);
-call recall before you answer, with the question or topic as the query; call consolidate now
+call recall before you answer, with the question or topic as the query; call profile at the
+start of a conversation to know who the user is now; call consolidate now
 and then (nightly) to summarise, settle beliefs and let old memories sink; call forget_message
 when the user asks you to forget something they said."""
 
@@ -240,9 +241,7 @@ class MemoryTools:
         until: Until = None,
         kinds: Annotated[
             list[str] | None,
-            Field(
-                description="only memories of these kinds: observation, fact, knowledge, conjecture"
-            ),
+            Field(description="only memories of these kinds: observation, knowledge, conjecture"),
         ] = None,
         min_belief: Annotated[
             float | None,
@@ -276,6 +275,23 @@ class MemoryTools:
         return CallToolResult(
             content=[TextContent(type="text", text=recall.render() or "(no related memories)")],
             structured_content=recall.as_json(),
+        )
+
+    def profile(self, *, owner: OwnerArgument = None) -> CallToolResult:
+        """Who the user is now, as the memory believes: facts, conjectures, ongoing events.
+
+        The text is one line each: the current value of each fact's slot (home, allergy: milk,
+        mood at work...) with its belief and since when, the conjectures about the user whose
+        belief has not faded (with when it will), and the major events still going on with
+        their latest development. The structured content adds the values each fact replaced
+        and the memory ids each line rests on. Read without a model call: cheap to ask at the
+        start of every conversation.
+        """
+        with self._call():
+            profile = self._memory.profile(self._whose(owner))
+        return CallToolResult(
+            content=[TextContent(type="text", text=profile.render() or "(nothing known yet)")],
+            structured_content=profile.model_dump(mode="json"),
         )
 
     def consolidate(self, *, owner: OwnerArgument = None) -> SleepReport:
@@ -335,9 +351,10 @@ class MemoryTools:
 def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema of a model dumped without the memories' embeddings (see as_json)."""
     schema = model.model_json_schema(mode="serialization")
-    memory = schema["$defs"]["Memory"]
-    del memory["properties"]["embedding"]
-    memory["required"].remove("embedding")
+    memory = schema.get("$defs", {}).get("Memory")
+    if memory is not None:
+        del memory["properties"]["embedding"]
+        memory["required"].remove("embedding")
     return schema
 
 
@@ -425,7 +442,7 @@ def _tool(
 
 
 def _server(tools: MemoryTools) -> MCPServer:
-    """The MCP server of the five tools."""
+    """The MCP server of the six tools."""
     scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
     return _Server(
         "graphmem",
@@ -439,6 +456,7 @@ def _server(tools: MemoryTools) -> MCPServer:
                 output=Observations,
             ),
             _tool(tools.recall, "Recall related memories", idempotent=False, output=Recall),
+            _tool(tools.profile, "Profile of the user", idempotent=True, output=Profile),
             _tool(tools.consolidate, "Consolidate (sleep job)", idempotent=True),
             _tool(tools.forget_message, "Forget a message", idempotent=True, destructive=True),
         ],

@@ -36,6 +36,7 @@ from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.profile import ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import MemoryKind, check_identifier, check_owner
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
@@ -50,6 +51,7 @@ from graphmem.results import (
     NightReport,
     Observation,
     OwnerGraph,
+    Profile,
     Recall,
     SleepProgress,
     SleepReport,
@@ -93,6 +95,7 @@ class GraphMem:
         beliefs: BeliefPolicy | None = None,
         impressions: ImpressionPolicy | None = None,
         summaries: SummaryPolicy | None = None,
+        profile: ProfilePolicy | None = None,
         accounting: Accounting | None = None,
         telemetry: Telemetry | None = None,
     ) -> None:
@@ -108,6 +111,8 @@ class GraphMem:
         beliefs = BeliefPolicy() if beliefs is None else beliefs
         impressions = ImpressionPolicy() if impressions is None else impressions
         summaries = SummaryPolicy() if summaries is None else summaries
+        self._profile = ProfilePolicy() if profile is None else profile
+        self._first_hand = beliefs.first_hand
         self._sleep = Sleep(
             store,
             embedder,
@@ -137,6 +142,7 @@ class GraphMem:
             attention=self._attention,
             tiers=self._tiers,
             first_hand=beliefs.first_hand,
+            profile=self._profile,
             count_tokens=E5Embedder().count_tokens,
         )
         self._forget = Forget(
@@ -477,6 +483,19 @@ class GraphMem:
             newest_conjecture_days=days_before(checks.last_conjecture_at),
         )
 
+    def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
+        """The user as graphmem believes them to be at `at` (now if None), read without a model.
+
+        Current facts by slot (the latest of each, with the values it replaced), conjectures
+        whose belief has not faded (with when it will), open events with their latest
+        development, and the owner's causal rules counted; mechanisms.profile says how.
+        """
+        with self._telemetry.verb("profile", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            sources = self._store.profile_sources(owner, now)
+            return profile_of(owner, sources, now, self._profile, self._first_hand)
+
     @property
     def model_calls(self) -> Counter[str]:
         """The cognition calls made so far, by task (failures included)."""
@@ -517,8 +536,9 @@ class GraphMem:
         budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
         skips association, ranks what it has, and names what it skipped in `cut_short`.
         With `max_tokens`, the recall holds what fits that many tokens of `render()` (counted
-        by multilingual-e5's XLM-R tokenizer, whatever the embedder), chosen to keep the most
-        evidence (`Recall.within`), from the k best (k is 100 then unless given). The filters
+        by multilingual-e5's XLM-R tokenizer, whatever the embedder): the owner's profile lines
+        first, in up to a quarter of it, then the memories chosen to keep the most evidence
+        (`Recall.within`), from the k best (k is 100 then unless given). The filters
         (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says
         what each admits) narrow every search of the recall, so the k best are those it admits.
         """

@@ -123,6 +123,16 @@ def check_speaker(speaker: object) -> str:
     return _check_label(speaker, "speaker")
 
 
+AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system"})
+"""Speakers taken for the agent itself: a dialogue's focus is the latest turn of anyone else,
+and facts are about the others."""
+
+
+def is_agent(speaker: str) -> bool:
+    """Whether a speaker is the agent itself (AGENT_SPEAKERS, any case)."""
+    return speaker.lower() in AGENT_SPEAKERS
+
+
 def _in_utc(moment: datetime) -> datetime:
     """Normalise an aware datetime to UTC so both stores give back equal values."""
     return moment.astimezone(UTC)
@@ -149,7 +159,14 @@ class Tier(IntEnum):
 
 
 class MemoryKind(StrEnum):
-    """What a Memory states."""
+    """What a Memory states.
+
+    An observation is what a turn said; a fact, a lasting fact about the user that the sleep
+    job read in a dialogue, with its slot (no search finds one: recall finds the observation it
+    was read in, `profile` shows the facts); knowledge is taught causal knowledge; a summary
+    restates a stretch of dialogue (no search finds one either); a conjecture is an impression
+    grown strong.
+    """
 
     OBSERVATION = "observation"
     FACT = "fact"
@@ -216,9 +233,10 @@ class Turn(Node):
 class Memory(Node):
     """A statement the agent keeps, with its importance, attention, tier, belief and embedding.
 
-    Every stored memory has its embedding but dialogue summaries, which no search finds (they
-    restate their turns' memories); memories found by a search come without it (None): callers
-    never need it, and 384 or more floats a memory would dominate a recall's cost.
+    Every stored memory has its embedding but dialogue summaries and facts, which no search
+    finds (they restate their turns' memories); memories found by a search come without it
+    (None): callers never need it, and 384 or more floats a memory would dominate a recall's
+    cost.
     `awaiting_consolidation` marks a new fact until the sleep job has weighed it against older
     ones. `offline` marks an observation that the offline cognition perceived because the model
     could not answer about its turn, even alone, twice (graphmem.ingestion).
@@ -237,6 +255,10 @@ class Memory(Node):
     valid_until: Moment | None = None
     """When a fact stopped holding: when a newer one that UPDATES it was stated."""
     offline: bool = False
+    slot: Annotated[str, Strict(), Field(min_length=1, max_length=MAX_ID_CHARS)] | None = None
+    """What a fact (kind fact) gives the value of, as the sleep job named it ("home", "allergy:
+    milk"): of an owner's facts of one slot, the latest holds (mechanisms.profile). None for the
+    other kinds."""
 
     def superseded(self, at: datetime) -> bool:
         """Whether a newer fact had replaced this one by `at`."""

@@ -33,6 +33,7 @@ from graphmem.ids import impression_id
 from graphmem.inputs import is_number
 from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, current_attention
 from graphmem.mechanisms.impressions import decayed_belief, evocation
+from graphmem.mechanisms.profile import ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
 from graphmem.results import Attempt, EvokedImpression, Recall, RecalledMemory
@@ -79,6 +80,7 @@ class Recalling:
         attention: AttentionPolicy,
         tiers: TierPolicy,
         first_hand: float,
+        profile: ProfilePolicy,
         count_tokens: Callable[[str], int],
     ) -> None:
         self._store = store
@@ -89,6 +91,7 @@ class Recalling:
         self._tiers = tiers
         self._first_hand = first_hand
         """The belief of what a speaker states, which the query's impressions start from."""
+        self._profile = profile
         self._count_tokens = count_tokens
         """The tokenizer a recall's budget is counted in."""
 
@@ -110,8 +113,8 @@ class Recalling:
         """The owner's k memories best related to a checked query (GraphMem.recall says how).
 
         `query` is the query as the caller gave it, or its turns as text. Every search finds
-        only the memories `where` admits. Cut to `max_tokens`, the recall wakes only the
-        memories that fit.
+        only the memories `where` admits. Cut to `max_tokens`, the recall puts the owner's
+        profile first (whatever `where` admits) and wakes only the memories that fit.
         """
         embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
@@ -195,7 +198,9 @@ class Recalling:
             cut_short=budget.skipped,
         )
         if max_tokens is not None:
-            recalled = recalled.within(max_tokens, self._count_tokens)
+            sources = self._store.profile_sources(owner, now)
+            profile = profile_of(owner, sources, now, self._profile, self._first_hand)
+            recalled = recalled.within(max_tokens, self._count_tokens, profile.lines())
         if peek or not recalled.memories:
             return recalled
         shown = [item.memory.id for item in recalled.memories]

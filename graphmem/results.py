@@ -1,17 +1,25 @@
-"""What the facade returns: observations, recalls, sleep and forgetting reports, health.
+"""What the facade returns: observations, recalls, profiles, sleep and forgetting reports, health.
 
 The store's counts and exported graph (`GraphCounts`, `HealthCounts`, `OwnerGraph` with its
 `Tombstone`s, what a recall woke, the store's traffic) are defined beside the store protocol,
-which returns them; they are listed here too, so that the faces (CLI, MCP, demo) take every
-type they show from one place and never reach into the stores.
+which returns them, and the profile beside the mechanism that makes it; they are listed here
+too, so that the faces (CLI, MCP, demo) take every type they show from one place and never
+reach into the stores.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from graphmem.mechanisms.profile import (
+    EarlierValue,
+    Profile,
+    ProfileConjecture,
+    ProfileEvent,
+    ProfileFact,
+)
 from graphmem.model import Link, LinkType, Memory, Tier, Turn
 from graphmem.retrieval import Components
 from graphmem.store.base import (
@@ -30,6 +38,7 @@ from graphmem.store.networkx import MemoryGraph, multigraph
 __all__ = [
     "SEARCHED_KINDS",
     "Attempt",
+    "EarlierValue",
     "Forgotten",
     "GraphCounts",
     "Health",
@@ -40,6 +49,10 @@ __all__ = [
     "Observation",
     "OwnerGraph",
     "OwnerNight",
+    "Profile",
+    "ProfileConjecture",
+    "ProfileEvent",
+    "ProfileFact",
     "Recall",
     "RecalledMemory",
     "SleepProgress",
@@ -96,10 +109,11 @@ class SleepReport(BaseModel):
     """What one owner's sleep job did: items per step, model calls per task, wall time.
 
     `counts` holds derived (pending turns done), summaries, events started, events continued,
-    facts (consolidated), SUPPORTS, CONTRADICTS, UPDATES and MERGED_INTO (edges made) and
-    retiered (tier moves); derived offline (pending turns the model could not answer about even
-    alone, perceived by the offline cognition); and what the model could not answer about, left
-    for a later job: left unsummarised (turns), left unjudged (facts).
+    profile facts (read in the dialogues: mechanisms.profile), facts (consolidated), SUPPORTS,
+    CONTRADICTS, UPDATES and MERGED_INTO (edges made) and retiered (tier moves); derived offline
+    (pending turns the model could not answer about even alone, perceived by the offline
+    cognition); and what the model could not answer about, left for a later job: left
+    unsummarised (turns), left unjudged (facts).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -202,6 +216,10 @@ EVIDENCE_DECAY = 1.4
 as r^-1.4. Fitted on LoCoMo dev's 997 questions (ranks 1-50, benchmarks/context.py's data;
 LongMemEval dev's 37 give 1.1); `Recall.within` weighs a memory's line by it."""
 
+PROFILE_SHARE = 0.25
+"""The most of a recall's token budget that the owner's profile lines take (`Recall.within`):
+the rest is the query's."""
+
 
 class RecalledMemory(BaseModel):
     """A recalled memory, the turns it came from, and why it was chosen.
@@ -282,6 +300,8 @@ class Recall(BaseModel):
     """The budget in tokens that the recall was cut to (`within`), if any."""
     tokens: int | None = None
     """The tokens of `render()` when the recall was cut to a budget (XLM-R's, as counted)."""
+    profile: list[str] = []
+    """The owner's profile lines that a recall within a budget puts first (`within`)."""
 
     @property
     def thought_again(self) -> bool:
@@ -295,27 +315,85 @@ class Recall(BaseModel):
         )
 
     def render(self) -> str:
-        """A compact text of the subgraph for a prompt: memories, links, evoking impressions.
+        """A compact text of the subgraph for a prompt: profile, memories, links, impressions.
 
-        The memories are numbered, best first, each dated; a fact that a newer one updated shows
-        the time it held until. Each impression that evoked some of them comes with the owner's
-        belief in it now.
+        The profile lines (of a recall within a budget) come first. The memories are numbered,
+        best first, each dated; a fact that a newer one updated shows the time it held until.
+        Each impression that evoked some of them comes with the owner's belief in it now.
         """
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
-        lines = [_memory_line(number[item.memory.id], item.memory) for item in self.memories]
+        lines = [*self.profile]
+        lines += [_memory_line(number[item.memory.id], item.memory) for item in self.memories]
         lines += [_link_line(number, link) for link in self.links]
         lines += [_impression_line(number, impression) for impression in self.impressions]
         return "\n".join(lines)
 
-    def within(self, max_tokens: int, count_tokens: Callable[[str], int]) -> "Recall":
+    def within(
+        self, max_tokens: int, count_tokens: Callable[[str], int], profile: Sequence[str] = ()
+    ) -> "Recall":
         """The recall cut so that `render()` fits `max_tokens` tokens, keeping the most evidence.
+
+        First the `profile` lines, in order, while they fit PROFILE_SHARE of the budget; the
+        rest goes to the memories (`_best_evidence`), then to the impressions that evoked them
+        and the links among them, while they fit.
+        """
+        shown: list[str] = []
+        for line in profile:
+            if count_tokens("\n".join([*shown, line])) <= PROFILE_SHARE * max_tokens:
+                shown.append(line)
+        memories = self._best_evidence(max_tokens, count_tokens, shown)
+        number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
+        spent = count_tokens(
+            "\n".join(
+                [*shown, *(_memory_line(number[item.memory.id], item.memory) for item in memories)]
+            )
+        )
+        impressions = []
+        for impression in self.impressions:
+            evoked = [memory for memory in impression.memories if memory in number]
+            if not evoked:
+                continue
+            narrowed = impression.model_copy(update={"memories": evoked})
+            cost = count_tokens(_impression_line(number, narrowed))
+            if spent + cost <= max_tokens:
+                impressions.append(narrowed)
+                spent += cost
+        links = []
+        for link in self.links:
+            if link.source not in number or link.target not in number:
+                continue
+            cost = count_tokens(_link_line(number, link))
+            if spent + cost <= max_tokens:
+                links.append(link)
+                spent += cost
+        evoking = {impression.id for impression in impressions}
+        return self.model_copy(
+            update={
+                "profile": shown,
+                "memories": [
+                    item
+                    if item.evoked_by in evoking
+                    else item.model_copy(update={"evoked_by": None})
+                    for item in memories
+                ],
+                "links": links,
+                "impressions": impressions,
+                "max_tokens": max_tokens,
+                "tokens": spent,  # lines' counts add up to their text's (E5Embedder.count_tokens)
+            }
+        )
+
+    def _best_evidence(
+        self, max_tokens: int, count_tokens: Callable[[str], int], shown: list[str]
+    ) -> list[RecalledMemory]:
+        """The memories that keep the most evidence in what the `shown` lines leave of the budget.
 
         The memory ranked r-th is evidence for the query about r^-EVIDENCE_DECAY as often as
         the first, so memories are taken by that share per token of their line, best first,
         while they fit: one long memory low in the ranking gives way to several short ones. A
         memory whose dated line repeats a better one's is left out. The memories taken keep
-        their ranking (and are numbered anew); the impressions that evoked them, then the links
-        among them, follow while they fit.
+        their ranking (and are numbered anew: a line may then count a token more, so the last
+        taken goes while the text is over).
         """
         lines: dict[str, tuple[int, RecalledMemory]] = {}  # a dated line: its best memory
         for rank, item in enumerate(self.memories, start=1):
@@ -325,53 +403,19 @@ class Recall(BaseModel):
             for rank, item in lines.values()
         }
         taken: list[tuple[int, RecalledMemory]] = []  # best evidence per token first
-        spent = 0
+        spent = count_tokens("\n".join(shown))
         for rank, item in sorted(
             lines.values(), key=lambda pair: pair[0] ** EVIDENCE_DECAY * cost[pair[1].memory.id]
         ):
             if spent + cost[item.memory.id] <= max_tokens:
                 taken.append((rank, item))
                 spent += cost[item.memory.id]
-        while True:  # numbered anew, a line may count a token more than it did
+        while True:
             memories = [item for _rank, item in sorted(taken, key=lambda pair: pair[0])]
-            number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
-            spent = count_tokens(
-                "\n".join(_memory_line(number[item.memory.id], item.memory) for item in memories)
-            )
-            if spent <= max_tokens:
-                break
+            text = [*shown, *(_memory_line(n, item.memory) for n, item in enumerate(memories, 1))]
+            if not taken or count_tokens("\n".join(text)) <= max_tokens:
+                return memories
             taken.pop()
-        impressions = []
-        for impression in self.impressions:
-            evoked = [memory for memory in impression.memories if memory in number]
-            if not evoked:
-                continue
-            narrowed = impression.model_copy(update={"memories": evoked})
-            line = count_tokens(_impression_line(number, narrowed))
-            if spent + line <= max_tokens:
-                impressions.append(narrowed)
-                spent += line
-        links = []
-        for link in self.links:
-            if link.source not in number or link.target not in number:
-                continue
-            line = count_tokens(_link_line(number, link))
-            if spent + line <= max_tokens:
-                links.append(link)
-                spent += line
-        shown = {impression.id for impression in impressions}
-        return self.model_copy(
-            update={
-                "memories": [
-                    item if item.evoked_by in shown else item.model_copy(update={"evoked_by": None})
-                    for item in memories
-                ],
-                "links": links,
-                "impressions": impressions,
-                "max_tokens": max_tokens,
-                "tokens": spent,  # lines' counts add up to their text's (E5Embedder.count_tokens)
-            }
-        )
 
     def to_networkx(self) -> MemoryGraph:
         """The subgraph as a networkx multigraph: memories and turns, FROM and the links."""

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
-from graphmem.model import Link, LinkType, Memory, Turn
+from graphmem.model import Link, LinkType, Memory, Turn, is_agent
 from graphmem.store.base import SimilarMemory, term_rarity
 from graphmem.terms import terms
 from graphmem.timespans import Timespan, named_timespans, time_match
@@ -53,8 +53,6 @@ FOCUS_SHARE = 0.5
 """How much the focus turn counts against the whole recent conversation (itself included), in
 the embedding and in the weight of its words. On MADial's dev dialogues (Recall@5 zh / en): 0
 (the conversation alone) 55.3 / 61.4, 0.5 63.6 / 68.6, 0.6 63.9 / 64.5, 0.7 62.8 / 64.2."""
-AGENT_SPEAKERS = frozenset({"assistant", "agent", "ai", "bot", "system"})
-"""Speakers taken for the agent itself: a dialogue's focus is the latest turn of anyone else."""
 SPEAKER_PREFIX = re.compile(r"([^:\n]{1,40}):\s+(.*)")
 """A line of a dialogue given as text: "speaker: what was said"."""
 MANY = re.compile(
@@ -79,11 +77,6 @@ AGENT_SPEECH = re.compile(
     re.IGNORECASE,
 )
 """Words by which a query asks what the agent itself said, in English and Chinese."""
-
-
-def _is_agent(speaker: str) -> bool:
-    """Whether a speaker is the agent itself (AGENT_SPEAKERS, any case)."""
-    return speaker.lower() in AGENT_SPEAKERS
 
 
 class QueryTurn(BaseModel):
@@ -134,7 +127,7 @@ class Query(BaseModel):
     @property
     def focus_turn(self) -> QueryTurn:
         """The latest turn not spoken by the agent (else the latest turn)."""
-        spoken = [turn for turn in self.turns if not _is_agent(turn.speaker)]
+        spoken = [turn for turn in self.turns if not is_agent(turn.speaker)]
         return (spoken or self.turns)[-1]
 
     @property
@@ -165,7 +158,7 @@ class Query(BaseModel):
             if re.search(rf"(?<!\w){re.escape(speaker)}(?!\w)", focus, re.IGNORECASE)
         }
         if AGENT_SPEECH.search(focus):
-            named |= {speaker for speaker in speakers if _is_agent(speaker)}
+            named |= {speaker for speaker in speakers if is_agent(speaker)}
         return named
 
     def asker(self, speakers: set[str]) -> set[str]:
@@ -177,7 +170,7 @@ class Query(BaseModel):
         focus = self.focus
         if AGENT_SPEECH.search(focus) or not FIRST_PERSON.search(focus):
             return set()
-        people = {speaker for speaker in speakers if not _is_agent(speaker)}
+        people = {speaker for speaker in speakers if not is_agent(speaker)}
         asking = self.focus_turn.speaker.lower() or USER_SPEAKER
         mine = {speaker for speaker in people if speaker.lower() == asking}
         return mine or (people if len(people) == 1 else set())

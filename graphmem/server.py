@@ -74,6 +74,7 @@ from graphmem.results import (
     Health,
     Observation,
     OwnerGraph,
+    Profile,
     Recall,
     SleepReport,
 )
@@ -687,6 +688,12 @@ async def forget(owner: Owner, memory: Served) -> GraphCounts:
 async def health(owner: Owner, memory: Served, at: Moment = None) -> Health:
     """GraphMem.health: what needs attention in this owner's memory."""
     return await memory.health(owner, at=at)
+
+
+@owners.get("/{owner}/profile")
+async def profile(owner: Owner, memory: Served, at: Moment = None) -> Profile:
+    """GraphMem.profile: who the user is now, as the memory believes (no model call)."""
+    return await memory.profile(owner, at=at)
 
 
 @owners.get("/{owner}/statistics")

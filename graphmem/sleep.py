@@ -25,17 +25,18 @@ from graphmem.cognition.base import (
     FactComparisons,
     FactJudgement,
     OlderFact,
+    StatedFact,
 )
 from graphmem.embedding import Embedder
 from graphmem.errors import ModelOutputError, ModelTooLongError
-from graphmem.ids import event_id, observation_id, summary_id
+from graphmem.ids import event_id, fact_id, observation_id, summary_id
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
 from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
 from graphmem.results import SleepProgress, SleepReport
-from graphmem.store.base import EventChange, Store, SummaryChange
+from graphmem.store.base import EventChange, FactChange, Store, SummaryChange
 
 FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
 """The kinds of memory that consolidation weighs against each other."""
@@ -315,7 +316,8 @@ class Sleep:
         text = digest.summary
         at = chunk[-1].created_at
         observations = [observation_id(owner, turn.id) for turn in chunk]
-        importance = max(self._store.importance_of(owner, observations).values(), default=0.0)
+        importances = self._store.importance_of(owner, observations)
+        importance = max(importances.values(), default=0.0)
         summary = Memory(
             id=summary_id(owner, chunk[0].id),
             owner=owner,
@@ -341,10 +343,49 @@ class Sleep:
             counts["events started" if started else "events continued"] += 1
             changes[tag.category] = change
             news_of[change.event.id] = news(change.event.title, tag)
+        facts = self._facts(owner, digest.facts, chunk, importances)
+        counts["profile facts"] += len(facts)
         made = SummaryChange(
-            summary=summary, turns=[turn.id for turn in chunk], events=list(changes.values())
+            summary=summary,
+            turns=[turn.id for turn in chunk],
+            events=list(changes.values()),
+            facts=facts,
         )
         return _Draft(change=made, news=news_of, counts=counts)
+
+    def _facts(
+        self,
+        owner: str,
+        stated: list[StatedFact],
+        chunk: list[Turn],
+        importances: dict[str, float],
+    ) -> list[FactChange]:
+        """The facts a chunk's digest read, each FROM its line's turn, as memories.
+
+        Each takes the importance of its turn's observation; none is embedded (no search finds
+        a fact).
+        """
+        facts: dict[str, FactChange] = {}
+        for item in stated:
+            if not 0 <= item.line < len(chunk):
+                continue
+            turn = chunk[item.line]
+            importance = importances.get(observation_id(owner, turn.id), 0.0)
+            fact = Memory(
+                id=fact_id(owner, turn.id, item.slot),
+                owner=owner,
+                text=item.statement,
+                created_at=turn.created_at,
+                kind=MemoryKind.FACT,
+                importance=importance,
+                attention=initial_attention(importance, turn.created_at),
+                tier=tier_for(importance, self._tiers),
+                embedding=None,
+                accessed_at=turn.created_at,
+                slot=item.slot,
+            )
+            facts.setdefault(fact.id, FactChange(fact=fact, turn=turn.id))
+        return list(facts.values())
 
     def _embedded(self, drafts: list[_Draft]) -> list[SummaryChange]:
         """The drafts' summary changes with their events embedded, in one embedder call.

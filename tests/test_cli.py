@@ -19,7 +19,7 @@ from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.results import Health, OwnerGraph
+from graphmem.results import Health, OwnerGraph, Profile
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked
 
@@ -75,6 +75,28 @@ def test_consolidate_runs_for_every_owner_with_log_lines(tmp_path: Path) -> None
     again = run_cli("consolidate", "--owner", "ann", *arguments)
     assert "ann: done in" in again.stdout
     assert "model calls: none" in again.stdout
+
+
+def test_profile_prints_the_user_in_lines_or_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.observe("ann", "I'm allergic to milk.", at=START)
+        memory.observe("ann", "My throat is sore.", at=START + timedelta(minutes=1))
+        memory.consolidate("ann", at=START + timedelta(hours=1))
+    at = ["--path", str(path), "--owner", "ann", "--at", (START + DAY).isoformat()]
+    assert graphmem.cli.main(["profile", *at]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0] == f"profile of ann at {(START + DAY).isoformat()}:"
+    assert text[1] == (
+        f"  allergy: milk — I'm allergic to milk. (belief 0.80, since {START:%Y-%m-%d})"
+    )
+    assert text[2].startswith("  conjecture — The user has a cold (belief 0.")
+    assert text[-1] == "  (1 fact, 1 conjecture, 1 open event, 0 causal rules)"
+    assert graphmem.cli.main(["profile", "--json", *at]) == 0
+    profile = Profile.model_validate_json(capsys.readouterr().out)
+    assert [fact.slot for fact in profile.facts] == ["allergy: milk"]
 
 
 def test_health_reports_each_owner_in_text_or_json(
@@ -577,7 +599,7 @@ def test_an_unknown_owner_is_named_and_fails_export_and_forgetting(
     with GraphMem.open(Settings(path=path)) as memory:
         memory.observe("ann", "My throat hurts.", message_id="m", at=START)
     where = ["--path", str(path), "--owner"]
-    for read in (["recall", "throat"], ["stats"], ["health"], ["consolidate"]):
+    for read in (["recall", "throat"], ["stats"], ["health"], ["profile"], ["consolidate"]):
         assert graphmem.cli.main([*read, *where, "ann"]) == 0
         assert capsys.readouterr().err == ""
         assert graphmem.cli.main([*read, *where, "anne"]) == 0  # a read finds nothing: done

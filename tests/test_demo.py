@@ -166,6 +166,10 @@ class Told:
     kind: str
     happy: str
     contradicts: str
+    allergy: str
+    mood: str
+    kind_now: str
+    cold_then: str
 
 
 ENGLISH = Told(
@@ -181,7 +185,7 @@ ENGLISH = Told(
     made=": a conjecture, returned by observe",
     travel="travel event",
     next_event='NEXT from "We arrived at Disneyland today, t…": its last news came 186 days',
-    sunk="memories per tier T0/T1/T2/T3 9/9/0/0 → 2/0/0/17",
+    sunk="memories per tier T0/T1/T2/T3 10/9/0/0 → 2/0/0/18",
     recipe="Grandma's dumpling recipe uses pork…  ",
     # woken as a neighbour three times, then recalled itself by "pork dumplings" (Q4)
     recipe_cells="0.0 T3 1.5 T2+ 3.0 T1+ 4.5 T1+ 10.5 T0*",
@@ -192,6 +196,10 @@ ENGLISH = Told(
     kind='→ conjecture "The user is a kind person" (belief 0.72), returned by observe',
     happy="T1  I got promoted and I'm so happy at work.",
     contradicts='CONTRADICTS "I got promoted and I\'m so happy a…"',
+    allergy='allergy: milk: "I\'m allergic to milk: even a little gives me hives."',
+    mood='mood at work: "I feel anxious every Sunday evening before work."',
+    kind_now='conjecture "The user is a kind person" (belief 0.71, fades 2027-04-03)',
+    cold_then='conjecture "The user has a cold"',
 )
 CHINESE = Told(
     label="关注",
@@ -206,7 +214,7 @@ CHINESE = Told(
     made="：成为猜想，由 observe 返回",
     travel="旅行事件",
     next_event='NEXT 来自 "我们今天到了迪士尼，孩子们很喜欢…"：它最后的消息在 186 天前',
-    sunk="各层记忆数 T0/T1/T2/T3 9/9/0/0 → 2/0/0/17",
+    sunk="各层记忆数 T0/T1/T2/T3 10/9/0/0 → 2/0/0/18",
     recipe="奶奶的饺子配方用猪肉、韭菜和姜。  ",
     # woken as a neighbour by each of the four thoughts, from the deep tier to the hot one
     recipe_cells="0.0 T3 1.9 T2+ 3.8 T1+ 5.6 T0+ 7.5 T0+",
@@ -217,6 +225,10 @@ CHINESE = Told(
     kind='→ 猜想 "用户是个善良的人"（信念 0.72），由 observe 返回',
     happy="T1  我升职了，工作上特别开心。",
     contradicts='CONTRADICTS "我升职了，工作上特别开心。"',
+    allergy='过敏（牛奶）："我对牛奶过敏，喝一点就会起疹子。"',
+    mood='工作心情："每个周日晚上想到上班我就焦虑。"',
+    kind_now='猜想 "用户是个善良的人"（信念 0.71，2027-04-03 淡去）',
+    cold_then='猜想 "用户感冒了"',
 )
 
 
@@ -264,6 +276,15 @@ def check_steps(output: str, told: Told = ENGLISH) -> None:
     contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
     assert contradictions
     assert all(line.endswith(told.contradicts) for line in contradictions)
+
+    # The profile on day 2 holds the cold; on day 214 the allergy, the latest mood at work and
+    # kindness, and no longer the cold, whose belief has faded.
+    profile = step(output, 7)
+    then, now = profile.split(told.allergy)[1:3]
+    assert told.cold_then in then
+    assert told.mood in now
+    assert told.kind_now in now
+    assert told.cold_then not in now
 
 
 def check_plot(plot: Path) -> None:

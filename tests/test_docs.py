@@ -57,7 +57,7 @@ BIN = Path(sys.executable).parent
 """The folder of the installed `graphmem` (the virtualenv's bin)."""
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
-MCP_TOOLS = {"observe", "observe_many", "recall", "consolidate", "forget_message"}
+MCP_TOOLS = {"observe", "observe_many", "recall", "profile", "consolidate", "forget_message"}
 
 
 @dataclass(frozen=True)

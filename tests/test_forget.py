@@ -358,22 +358,31 @@ def test_forgetting_the_newer_value_makes_the_older_one_current_again(
     [paris] = [
         node
         for node in memory.export(owner).nodes
-        if isinstance(node, Memory) and node.text == "I live in Paris."
+        if isinstance(node, Memory)
+        and node.kind is MemoryKind.OBSERVATION
+        and node.text == "I live in Paris."
     ]
     assert paris.valid_until == START + 30 * 24 * HOUR
+    [home] = memory.profile(owner, at=START + 32 * 24 * HOUR).facts
+    assert (home.slot, home.text) == ("home", "I live in Berlin now.")
+    assert [value.text for value in home.earlier] == ["I live in Paris."]
 
     outcome = memory.forget_message(owner, "berlin")
 
     [paris] = [
         node
         for node in memory.export(owner).nodes
-        if isinstance(node, Memory) and node.text == "I live in Paris."
+        if isinstance(node, Memory)
+        and node.kind is MemoryKind.OBSERVATION
+        and node.text == "I live in Paris."
     ]
     assert paris.valid_until is None
     assert outcome.rewritten["facts"] == 1
     recall = memory.recall(owner, "Where do I live?", k=3, peek=True, at=START + 32 * 24 * HOUR)
     assert recall.memories[0].memory.text == "I live in Paris."
     assert "until" not in recall.render()
+    [home] = memory.profile(owner, at=START + 32 * 24 * HOUR).facts
+    assert (home.text, home.earlier) == ("I live in Paris.", [])
 
 
 def test_a_model_failure_changes_nothing(

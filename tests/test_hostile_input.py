@@ -314,6 +314,7 @@ RECALL_WRONG_TYPES: list[tuple[str, Any]] = [
     ("until", datetime(2026, 3, 1, 9)),  # naive: no offset
     ("kinds", "fact"),
     ("kinds", ["summary"]),
+    ("kinds", ["fact"]),
     ("min_belief", "high"),
     ("min_belief", 1.5),
 ]

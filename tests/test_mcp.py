@@ -126,7 +126,14 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             assert session.instructions is not None
             assert f"serves owner {owner} only" in session.instructions
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-        assert set(tools) == {"observe", "observe_many", "recall", "consolidate", "forget_message"}
+        assert set(tools) == {
+            "observe",
+            "observe_many",
+            "recall",
+            "profile",
+            "consolidate",
+            "forget_message",
+        }
         forget = tools["forget_message"]
         assert forget.input_schema["required"] == ["message_id"]
         assert forget.annotations is not None
@@ -277,6 +284,10 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert report["model_calls"]
             rerun = structured(await session.call_tool("consolidate", {"owner": owner}))
             assert rerun["model_calls"] == {}  # nothing new, so no model call
+            profiled = await session.call_tool("profile", {"owner": owner})
+            assert text(profiled).startswith("allergy: milk — I'm allergic to milk. (belief 0.")
+            [fact] = structured(profiled)["facts"]
+            assert (fact["slot"], fact["earlier"]) == ("allergy: milk", [])
 
             forgotten = structured(
                 await session.call_tool("forget_message", {"owner": owner, "message_id": "m2"})

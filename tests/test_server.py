@@ -196,6 +196,11 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         assert served.ben not in client.owners()
         assert client.consolidate(owner, at=later + timedelta(hours=8)).owner == owner
         assert client.health(owner, at=later).owner == owner
+        profile = client.profile(owner, at=later + timedelta(hours=8))
+        assert {fact.slot: fact.text for fact in profile.facts} == {
+            "allergy: milk": "I'm allergic to milk.",
+            "home": "I moved to Lyon.",
+        }
         assert client.complete_pending(owner) == 0
         client.learn(owner, "sore throat", "a cold", 0.7, at=later)
         assert client.retier(owner, at=later) >= 0

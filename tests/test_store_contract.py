@@ -102,7 +102,7 @@ def test_memories_round_trip_with_every_field(
         embedder,
         belief=0.8,
         tier=Tier.COOL,
-        kind=MemoryKind.FACT,
+        kind=MemoryKind.KNOWLEDGE,
         importance=7.5,
         offline=True,
     )

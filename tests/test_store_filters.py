@@ -21,7 +21,7 @@ TOLD = [  # text, session, speaker, hours after START, kind, belief
     ("I'm allergic to milk.", "s1", "user", 0, MemoryKind.OBSERVATION, None),
     ("You should avoid milk and cheese then.", "s1", "assistant", 1, MemoryKind.OBSERVATION, None),
     ("Milk makes my skin itch.", "s2", "user", 24, MemoryKind.OBSERVATION, None),
-    ("The user is allergic to milk.", "s2", "user", 25, MemoryKind.FACT, 0.9),
+    ("Milk allergies cause hives.", "s2", "user", 25, MemoryKind.KNOWLEDGE, 0.9),
     ("The user may dislike milk and dairy.", "s3", "user", 48, MemoryKind.CONJECTURE, 0.3),
     ("Milk tea is my favourite drink.", "s3", "user", 49, MemoryKind.OBSERVATION, None),
     ("We watched a film about whales.", "s3", "user", 50, MemoryKind.OBSERVATION, None),
@@ -34,7 +34,7 @@ FILTERS = {
     "since and until": MemoryFilter(
         since=START + timedelta(hours=1), until=START + timedelta(hours=48)
     ),
-    "kinds": MemoryFilter(kinds=[MemoryKind.FACT, MemoryKind.CONJECTURE]),
+    "kinds": MemoryFilter(kinds=[MemoryKind.KNOWLEDGE, MemoryKind.CONJECTURE]),
     "min_belief": MemoryFilter(min_belief=0.5),
     "all at once": MemoryFilter(
         sessions=["s2", "s3"], speakers=["user"], since=START, kinds=[MemoryKind.OBSERVATION]
@@ -145,7 +145,8 @@ def test_a_filtered_neighbourhood_holds_only_what_the_filter_admits_before_the_s
     [
         ({"sessions": []}, "sessions: List should have at least 1 item"),
         ({"sessions": "s1"}, "sessions: Input should be a valid list"),
-        ({"kinds": ["summary"]}, "kinds may name observation, fact, knowledge, conjecture"),
+        ({"kinds": ["summary"]}, "kinds may name observation, knowledge, conjecture"),
+        ({"kinds": ["fact"]}, "profile shows the facts"),
         ({"kinds": ["feeling"]}, "kinds.0: Input should be"),
         ({"min_belief": 1.5}, "min_belief: Input should be less than or equal to 1"),
         ({"since": datetime(2026, 5, 2)}, "since: Input should have timezone info"),

@@ -139,8 +139,39 @@ class EventTag(Answer):
     )
 
 
+MAX_SLOT_CHARS = 80
+"""The longest slot name a fact may have."""
+
+
+def _slot_key(slot: str) -> str:
+    """A slot in lower case with single spaces; refused when empty or longer than 80."""
+    key = " ".join(slot.lower().split())
+    if not key or len(key) > MAX_SLOT_CHARS:
+        raise ValueError(f"a slot is 1-{MAX_SLOT_CHARS} characters, not {len(key)}")
+    return key
+
+
+SlotKey = Annotated[str, AfterValidator(_slot_key)]
+
+
+class StatedFact(Answer):
+    """A lasting fact about the user that a dialogue states, and the slot it is a value of."""
+
+    slot: SlotKey = Field(
+        description="Short lower-case English words for what the fact is a value of, such as"
+        " home, job, employer, partner, 'allergy: milk', 'name: cat', 'mood at work': a later"
+        " fact of the same slot replaces this one, so give things that hold together different"
+        " slots ('allergy: milk', 'allergy: peanuts'). For a fact about a speaker other than"
+        " 'user', begin with their name ('caroline: home')."
+    )
+    statement: NodeText = Field(
+        description="The fact in one short sentence, as the user said it or plainly restated."
+    )
+    line: int = Field(ge=0, description="Position (from 0) of the dialogue line that states it.")
+
+
 class DialogueDigest(Answer):
-    """The substance of a dialogue and the major events it mentions."""
+    """The substance of a dialogue, the major events it mentions and the facts it states."""
 
     summary: NodeText = Field(
         description="The substance of the dialogue in at most four sentences: what the user"
@@ -150,12 +181,19 @@ class DialogueDigest(Answer):
         description="The user's major experiences or activities in this dialogue (trips,"
         " illnesses, projects, celebrations...); empty when there are none."
     )
+    facts: list[StatedFact] = Field(
+        default_factory=list,
+        description="Lasting facts about the user that the dialogue states (where they live or"
+        " work, allergies, family, names, numbers, their mood about a part of their life):"
+        " what a friend would remember about them; empty when there are none. Not passing"
+        " events, which are tagged above.",
+    )
 
 
 DIGEST_DIALOGUE = Task(
     "digest_dialogue",
-    "You summarise the substance of a dialogue and tag the major events (the user's experiences"
-    " and activities) it mentions.",
+    "You summarise the substance of a dialogue, tag the major events (the user's experiences"
+    " and activities) it mentions, and list the lasting facts about the user it states.",
     DialogueDigest,
 )
 
@@ -367,7 +405,7 @@ class Cognition(Protocol):
         """Score the attention a new item deserves, in the light of its working memory."""
 
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
-        """Summarise the substance of a dialogue and tag the major events it mentions."""
+        """Summarise a dialogue, tag the major events it mentions, list the facts it states."""
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """Merge a new development into an event's storyline."""
@@ -406,7 +444,7 @@ class CountedCognition:
         return self.inner.label_attention(question)
 
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
-        """Summarise the substance of a dialogue and tag the major events it mentions."""
+        """Summarise a dialogue, tag the major events it mentions, list the facts it states."""
         self._count(DIGEST_DIALOGUE.name)
         return self.inner.digest_dialogue(dialogue)
 

@@ -73,7 +73,7 @@ EVENT_CATEGORIES = (
         "work",
         30.0,
         "work|job|boss|project|report|deadline|colleague|office|promot|interview|"
-        "工作|老板|项目|报告|加班|同事|面试",
+        "工作|上班|老板|项目|报告|加班|同事|面试",
     ),
     cues(
         "celebration",
@@ -147,6 +147,13 @@ UPDATE_SLOTS = (
 as regular expressions over the lower-cased text: `value`, and `subject` for a slot that names
 one (my phone number, 我的猫). Two statements of different values for the same slot and subject:
 the newer one updates the older one."""
+
+ALLERGY = (
+    r"\bi(?:'m| am)(?: (?:very|really|severely|seriously|badly|so))? allergic to"
+    r" (?P<subject>[a-z]+)",
+    r"我对(?P<subject>[\u4e00-\u9fff]{1,6}?)(?:严重)?过敏",
+)
+"""A statement of an allergy: `subject`, what to (its first word in English)."""
 
 MOOD = (
     cues(

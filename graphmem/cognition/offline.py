@@ -14,6 +14,12 @@ The rules (each number is a module constant):
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
   (those lines are the event's, and its detail, cut to DETAIL_CHARACTERS); its timeliness is
   the category's default; the title is the first such line.
+- Facts read in a dialogue: a line that gives a value of a slot of lexicon.UPDATE_SLOTS (home,
+  work, a name or a number, of a subject: "name: cat"), states an allergy (lexicon.ALLERGY:
+  "allergy: milk") or speaks of the speaker's mood (lexicon.MOOD) at work (the work event's cues:
+  "mood at work") states a fact of that slot, worded as the line was said; lines of the agent
+  (model.AGENT_SPEAKERS) state none, and a speaker other than "user" heads the slot
+  ("caroline: home": slots are kept in lower case).
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
   storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
 - Facts: a new value of what an older statement gave one of (lexicon.UPDATE_SLOTS: where one
@@ -58,9 +64,11 @@ from graphmem.cognition.base import (
     Perceptions,
     RelatedMemory,
     Relation,
+    StatedFact,
     Storyline,
 )
 from graphmem.cognition.lexicon import (
+    ALLERGY,
     CAUSAL_KNOWLEDGE,
     DEFAULT_IMPRESSION_HALF_LIFE_DAYS,
     EVENT_CATEGORIES,
@@ -72,6 +80,7 @@ from graphmem.cognition.lexicon import (
     UPDATE_SLOTS,
     Cues,
 )
+from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
 
 BASE_SALIENCE = 2.0
@@ -136,6 +145,38 @@ def slot_values(text: str) -> dict[tuple[str, str], str]:
         for match in pattern.finditer(lowered):
             found.setdefault((name, match.groupdict().get("subject") or ""), match["value"])
     return found
+
+
+ALLERGIES = tuple(re.compile(pattern) for pattern in ALLERGY)
+WORK = next(category for category in EVENT_CATEGORIES if category.name == "work")
+
+
+def fact_slots(text: str) -> list[str]:
+    """The slots a first-person statement gives a value of (see the module docstring)."""
+    lowered = text.lower()
+    found = [name if not subject else f"{name}: {subject}" for name, subject in slot_values(text)]
+    found += [
+        f"allergy: {match['subject']}"
+        for pattern in ALLERGIES
+        for match in pattern.finditer(lowered)
+    ]
+    if mood(text) and mentions(text, WORK.words) and FIRST_PERSON.search(lowered):
+        found.append("mood at work")
+    return list(dict.fromkeys(found))
+
+
+def stated_facts(dialogue: Dialogue) -> list[StatedFact]:
+    """The facts a dialogue's lines state, line by line, each worded as the line was said."""
+    return [
+        StatedFact(
+            slot=slot if line.speaker.lower() == "user" else f"{line.speaker}: {slot}",
+            statement=line.text,
+            line=position,
+        )
+        for position, line in enumerate(dialogue.lines)
+        if not is_agent(line.speaker)
+        for slot in fact_slots(line.text)
+    ]
 
 
 def shorten(text: str, limit: int) -> str:
@@ -250,8 +291,12 @@ class OfflineCognition:
         return AttentionLabel(score=round(score, 3), related=related, reason=reason)
 
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
-        """The dialogue's most salient lines (`salient_lines`) and its events (`event_tags`)."""
-        return DialogueDigest(summary=salient_lines(dialogue), events=event_tags(dialogue))
+        """Salient lines (`salient_lines`), events (`event_tags`) and facts (`stated_facts`)."""
+        return DialogueDigest(
+            summary=salient_lines(dialogue),
+            events=event_tags(dialogue),
+            facts=stated_facts(dialogue),
+        )
 
     def merge_event(self, update: EventUpdate) -> Storyline:
         """The storyline with the development appended as a dated line, the middle cut if long."""

@@ -21,6 +21,7 @@ from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
+from graphmem.mechanisms.profile import ProfileSources
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
     NODE_LABELS,
@@ -42,11 +43,11 @@ from graphmem.model import (
 
 SEARCHED_KINDS = (
     MemoryKind.OBSERVATION,
-    MemoryKind.FACT,
     MemoryKind.KNOWLEDGE,
     MemoryKind.CONJECTURE,
 )
-"""The kinds of memory searches find: all but dialogue summaries, which restate their turns'."""
+"""The kinds of memory searches find: all but dialogue summaries and facts, which restate their
+turns' observations (`profile` shows the facts)."""
 
 
 class MemoryFilter(BaseModel):
@@ -75,7 +76,8 @@ class MemoryFilter(BaseModel):
             if kind not in SEARCHED_KINDS:
                 raise ValueError(
                     f"kinds may name {', '.join(SEARCHED_KINDS)}, not {kind} (no search finds"
-                    " dialogue summaries: they restate their turns' memories)"
+                    " dialogue summaries or facts: they restate their turns' observations;"
+                    " profile shows the facts)"
                 )
         if self.since is not None and self.until is not None and self.since >= self.until:
             raise ValueError(f"since ({self.since}) must be before until ({self.until})")
@@ -275,6 +277,15 @@ class EventChange(BaseModel):
     members: list[str]
 
 
+class FactChange(BaseModel):
+    """A fact memory the sleep job read in a dialogue, and the turn it is FROM."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fact: Memory
+    turn: str
+
+
 class StoreTraffic(BaseModel):
     """What a store has asked of its database since it was opened."""
 
@@ -306,13 +317,17 @@ class OwnerClaim(BaseModel):
 
 
 class SummaryChange(BaseModel):
-    """A dialogue summary memory, the turns it is FROM, and the events it changed, in order."""
+    """A dialogue summary memory, the turns it is FROM, the events it changed, its facts.
+
+    The events in order; the facts are those read in its dialogue.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     summary: Memory
     turns: list[str]
     events: list[EventChange]
+    facts: list[FactChange] = []
 
 
 class Sourced(BaseModel):
@@ -524,18 +539,18 @@ def belief_bin(belief: float | None) -> str:
 
 
 def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
-    """Refuse nodes of another owner, and memories without an embedding but summaries."""
+    """Refuse nodes of another owner, searchable memories without embedding, slotless facts."""
     for node in nodes:
         if node.owner != owner:
             raise InvalidInputError(
                 f"{type(node).__name__} {node.id} belongs to {node.owner}, not {owner}"
             )
-        if (
-            isinstance(node, Memory)
-            and node.embedding is None
-            and node.kind is not MemoryKind.SUMMARY
-        ):
+        if not isinstance(node, Memory):
+            continue
+        if node.embedding is None and node.kind in SEARCHED_KINDS:
             raise InvalidInputError(f"memory {node.id} has no embedding to store")
+        if (node.slot is None) == (node.kind is MemoryKind.FACT):
+            raise InvalidInputError(f"memory {node.id}: a fact, and only a fact, has a slot")
 
 
 def check_tombstones(owner: str, tombstones: Sequence[Tombstone]) -> None:
@@ -618,6 +633,16 @@ class Store(Protocol):
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
 
+    def profile_sources(self, owner: str, at: datetime) -> ProfileSources:
+        """What the owner's profile at `at` is read from, in one read.
+
+        Its facts made by `at`, each with the belief of the observation of its turn; its
+        impressions with a conjecture made by `at`, each resting on those conjectures and its
+        cues made by then, oldest first; its events begun by `at` and still open then
+        (mechanisms.events.is_open), each with the memories PART_OF it made by then, oldest
+        first; and its CAUSES edges counted. Facts by time then id, the others by id.
+        """
+
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns that no dialogue summary covers yet, oldest first."""
 
@@ -631,8 +656,9 @@ class Store(Protocol):
         """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
         For each: clears the turns' summary marks; creates or updates each event, NEXT from its
-        previous one and with its members PART_OF it. All or nothing (one transaction, one
-        journal entry). Idempotent: a summary already stored is kept.
+        previous one and with its members PART_OF it; stores each fact FROM its turn. All or
+        nothing (one transaction, one journal entry). Idempotent: a summary or fact already
+        stored is kept.
         """
 
     def memories_awaiting_consolidation(self, owner: str, limit: int) -> list[Memory]:

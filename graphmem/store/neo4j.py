@@ -34,6 +34,12 @@ from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
+from graphmem.mechanisms.profile import (
+    ConjecturedImpression,
+    EventNews,
+    ProfileSources,
+    SlotFact,
+)
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
     Attention,
@@ -256,6 +262,7 @@ def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:
             }
             for event in change.events
         ],
+        "facts": [{"fact": _memory_row(item.fact), "turn": item.turn} for item in change.facts],
     }
 
 
@@ -601,6 +608,27 @@ class Neo4jStore:
             },
         )
 
+    def profile_sources(self, owner: str, at: datetime) -> ProfileSources:
+        """What the owner's profile at `at` is read from (mechanisms.profile.ProfileSources)."""
+        [row] = self._run(load_statement("profile_sources"), {"owner": owner, "at": at}, read=True)
+        return ProfileSources(
+            facts=[
+                SlotFact(fact=_memory_from(item["fact"]), belief=item["belief"])
+                for item in row["facts"]
+            ],
+            impressions=[
+                ConjecturedImpression(
+                    impression=_impression_from(item["impression"]), rests_on=item["rests_on"]
+                )
+                for item in row["impressions"]
+            ],
+            events=[
+                EventNews(event=_event_from(item["event"]), members=item["members"])
+                for item in row["events"]
+            ],
+            causal_rules=row["causal_rules"],
+        )
+
     def causal_rules(self, owner: str) -> list[Cause]:
         """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
         [row] = self._run(load_statement("causal_rules"), {"owner": owner}, read=True)
@@ -701,11 +729,19 @@ class Neo4jStore:
         """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
         For each: clears the turns' summary marks; creates or updates each event, NEXT from its
-        previous one and with its members PART_OF it. All or nothing (one transaction, one
-        journal entry). Idempotent: a summary already stored is kept.
+        previous one and with its members PART_OF it; stores each fact FROM its turn. All or
+        nothing (one transaction, one journal entry). Idempotent: a summary or fact already
+        stored is kept.
         """
         for change in changes:
-            check_nodes(owner, [change.summary, *(event.event for event in change.events)])
+            check_nodes(
+                owner,
+                [
+                    change.summary,
+                    *(event.event for event in change.events),
+                    *(item.fact for item in change.facts),
+                ],
+            )
         if changes:
             statement = load_statement("save_summary")
             self._write_together(

@@ -30,7 +30,14 @@ from graphmem.mechanisms.attention import (
     woken,
 )
 from graphmem.mechanisms.beliefs import AttentionChange, BeliefPolicy, Settlement, moved
+from graphmem.mechanisms.events import is_open
 from graphmem.mechanisms.impressions import Cue, ImpressionPolicy, accumulated
+from graphmem.mechanisms.profile import (
+    ConjecturedImpression,
+    EventNews,
+    ProfileSources,
+    SlotFact,
+)
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import (
     NODE_LABELS,
@@ -48,6 +55,7 @@ from graphmem.model import (
 from graphmem.similarity import inner_products
 from graphmem.store.base import (
     ANY_MEMORY,
+    SEARCHED_KINDS,
     Cause,
     Derivation,
     EventTrail,
@@ -90,8 +98,8 @@ WAKE_EDGES = (LinkType.RELATED.value, LinkType.CAUSES.value, LinkType.PART_OF.va
 
 
 def searchable(memory: Memory) -> bool:
-    """Whether searches find the memory: all but dialogue summaries, which restate their turns."""
-    return memory.kind is not MemoryKind.SUMMARY
+    """Whether searches find the memory: of SEARCHED_KINDS (not a summary, not a fact)."""
+    return memory.kind in SEARCHED_KINDS
 
 
 NO_LEASE = OwnerClaim(
@@ -315,6 +323,82 @@ class NetworkXStore:
                 )
             return sorted(rules, key=lambda rule: (rule.cause, rule.effect))
 
+    def profile_sources(self, owner: str, at: datetime) -> ProfileSources:
+        """What the owner's profile at `at` is read from (mechanisms.profile.ProfileSources)."""
+        with self._lock:
+            facts = [
+                SlotFact(fact=memory, belief=self._said_belief(owner, memory))
+                for memory in self._nodes(owner, "Memory")
+                if isinstance(memory, Memory)
+                and memory.kind is MemoryKind.FACT
+                and memory.created_at <= at
+            ]
+            impressions = []
+            for impression in self._nodes(owner, "Impression"):
+                assert isinstance(impression, Impression)
+                key = (owner, "Impression", impression.id)
+                conjectures = self._memories_at(
+                    (
+                        source
+                        for source, _target, kind in self._graph.in_edges(key, keys=True)
+                        if kind == LinkType.INFERRED_FROM.value
+                    ),
+                    at,
+                )
+                if conjectures:
+                    cues = self._memories_at(
+                        (
+                            target
+                            for _source, target, kind in self._graph.out_edges(key, keys=True)
+                            if kind == LinkType.INFERRED_FROM.value
+                        ),
+                        at,
+                    )
+                    rests_on = [memory.id for memory in [*conjectures, *cues]]
+                    impressions.append(
+                        ConjecturedImpression(impression=impression, rests_on=rests_on)
+                    )
+            events = []
+            for event in self._nodes(owner, "Event"):
+                assert isinstance(event, Event)
+                if event.first_at <= at and is_open(event, at):
+                    members = self._memories_at(
+                        (
+                            source
+                            for source, _target, kind in self._graph.in_edges(
+                                (owner, "Event", event.id), keys=True
+                            )
+                            if kind == LinkType.PART_OF.value
+                        ),
+                        at,
+                    )
+                    ids = [memory.id for memory in members]
+                    events.append(EventNews(event=event, members=ids))
+            return ProfileSources(
+                facts=sorted(facts, key=lambda item: (item.fact.created_at, item.fact.id)),
+                impressions=sorted(impressions, key=lambda item: item.impression.id),
+                events=sorted(events, key=lambda item: item.event.id),
+                causal_rules=len(self._causes.get(owner, {})),
+            )
+
+    def _said_belief(self, owner: str, fact: Memory) -> float | None:
+        """The belief of the observation of the turn a fact was read in (None without one)."""
+        for turn in self._turns_of(fact):
+            for source, _target, kind in self._graph.in_edges((owner, "Turn", turn.id), keys=True):
+                memory = self._graph.nodes[source]["node"]
+                if kind == LinkType.FROM.value and memory.kind is MemoryKind.OBSERVATION:
+                    belief: float | None = memory.belief
+                    return belief
+        return None
+
+    def _memories_at(self, keys: Iterable[NodeKey], at: datetime) -> list[Memory]:
+        """The memories of these node keys made by `at`, oldest first (ties by id)."""
+        memories = [self._graph.nodes[key]["node"] for key in keys]
+        return sorted(
+            (memory for memory in memories if memory.created_at <= at),
+            key=lambda memory: (memory.created_at, memory.id),
+        )
+
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns that no dialogue summary covers yet, oldest first."""
         with self._lock:
@@ -340,11 +424,19 @@ class NetworkXStore:
         """Store dialogue summaries, in order, each FROM its turns with its events, at once.
 
         For each: clears the turns' summary marks; creates or updates each event, NEXT from its
-        previous one and with its members PART_OF it. All or nothing (one transaction, one
-        journal entry). Idempotent: a summary already stored is kept.
+        previous one and with its members PART_OF it; stores each fact FROM its turn. All or
+        nothing (one transaction, one journal entry). Idempotent: a summary or fact already
+        stored is kept.
         """
         for change in changes:
-            check_nodes(owner, [change.summary, *(event.event for event in change.events)])
+            check_nodes(
+                owner,
+                [
+                    change.summary,
+                    *(event.event for event in change.events),
+                    *(item.fact for item in change.facts),
+                ],
+            )
         if changes:
             with self._lock:
                 self._write({"op": "save_summaries", "owner": owner, "changes": list(changes)})
@@ -1227,7 +1319,7 @@ class NetworkXStore:
         self._apply_summary_change(change["owner"], summary)
 
     def _apply_summary_change(self, owner: str, change: SummaryChange) -> None:
-        """Store one summary FROM its turns, clear their marks, create or update its events."""
+        """Store a summary FROM its turns (marks cleared), its events, its facts FROM theirs."""
         summary = change.summary
         self._add_node(summary)
         for turn_id in change.turns:
@@ -1253,6 +1345,9 @@ class NetworkXStore:
                 if self._node(owner, "Memory", member) is not None:
                     link = Link(type=LinkType.PART_OF, source=member, target=event.id)
                     self._add_link(owner, "Memory", "Event", link)
+        for item in change.facts:
+            if self._node(owner, "Turn", item.turn) is not None:
+                self._add_memory_from(owner, item.turn, item.fact)
 
     def _replace(self, node: Node) -> None:
         """Put a new version of a stored node in place, keeping the mark indexes in step."""
