@@ -143,6 +143,19 @@ OPTIONAL MATCH (n)-[edge]->(other)
 WHERE other IN shown
 RETURN n, collect(edge) AS edges;
 
+// graphmem: profile facts by slot
+// Shows: the owner's facts (the sleep job reads them in the dialogues: docs/profile.md), slot
+//        by slot, each with the turn it was read in; in the table view each slot's value in
+//        force (the latest) and the older values it replaced, newest first.
+// Needs: :param owner => 'demo-user'
+MATCH (f:Memory {owner: $owner, kind: 'fact'})
+OPTIONAL MATCH source = (f)-[:FROM]->(:Turn {owner: $owner})
+WITH f, source
+ORDER BY f.slot, f.created_at DESC
+WITH f.slot AS slot, collect(f) AS facts, collect(source) AS sources
+RETURN slot, head(facts).text AS in_force, [fact IN tail(facts) | fact.text] AS replaced,
+       facts, sources;
+
 // graphmem health: pending work
 // Shows: the owner's work queues as `graphmem health` counts them, oldest first, one row per
 //        node and queue: turns whose memories are not derived yet ('pending': a model call

@@ -536,11 +536,12 @@ class GraphMem:
         budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
         skips association, ranks what it has, and names what it skipped in `cut_short`.
         With `max_tokens`, the recall holds what fits that many tokens of `render()` (counted
-        by multilingual-e5's XLM-R tokenizer, whatever the embedder): the owner's profile lines
-        first, in up to a quarter of it, then the memories chosen to keep the most evidence
-        (`Recall.within`), from the k best (k is 100 then unless given). The filters
-        (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says
-        what each admits) narrow every search of the recall, so the k best are those it admits.
+        by multilingual-e5's XLM-R tokenizer, whatever the embedder): the facts and conjectures
+        of the owner's profile first, in up to a quarter of it, then the memories chosen to keep
+        the most evidence (`Recall.within`), from the k best (k is 100 then unless given). The
+        filters (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`:
+        MemoryFilter says what each admits) narrow every search of the recall, so the k best are
+        those it admits.
         """
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)

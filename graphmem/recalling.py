@@ -113,8 +113,10 @@ class Recalling:
         """The owner's k memories best related to a checked query (GraphMem.recall says how).
 
         `query` is the query as the caller gave it, or its turns as text. Every search finds
-        only the memories `where` admits. Cut to `max_tokens`, the recall puts the owner's
-        profile first (whatever `where` admits) and wakes only the memories that fit.
+        only the memories `where` admits. Cut to `max_tokens`, the recall puts the facts and
+        conjectures of the owner's profile first (whatever `where` admits; its open events are
+        what association reaches when they bear on the query) and wakes only the memories that
+        fit.
         """
         embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
@@ -200,7 +202,7 @@ class Recalling:
         if max_tokens is not None:
             sources = self._store.profile_sources(owner, now)
             profile = profile_of(owner, sources, now, self._profile, self._first_hand)
-            recalled = recalled.within(max_tokens, self._count_tokens, profile.lines())
+            recalled = recalled.within(max_tokens, self._count_tokens, profile.lines(events=False))
         if peek or not recalled.memories:
             return recalled
         shown = [item.memory.id for item in recalled.memories]

@@ -344,7 +344,8 @@ class Sleep:
             changes[tag.category] = change
             news_of[change.event.id] = news(change.event.title, tag)
         facts = self._facts(owner, digest.facts, chunk, importances)
-        counts["profile facts"] += len(facts)
+        if facts:
+            counts["profile facts"] = len(facts)
         made = SummaryChange(
             summary=summary,
             turns=[turn.id for turn in chunk],

@@ -167,7 +167,7 @@ def demo_parameters(bolt: Bolt) -> dict[str, Any]:
 
 
 def test_each_query_has_a_header_naming_its_params() -> None:
-    assert len(QUERY_LIST) == 12
+    assert len(QUERY_LIST) == 13
     for query in QUERY_LIST:
         assert query.title.startswith(("graphmem: ", "graphmem health: ")), query.header
         assert "// Shows: " in query.header, query.title

@@ -3,7 +3,7 @@
 import json
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -182,6 +182,42 @@ def test_the_answer_cap_setting_is_sent_with_every_question() -> None:
             assert not memory.observe("alice", "I'm allergic to milk.").pending
     assert server.requests
     assert all(request["body"]["max_tokens"] == 300 for request in server.requests)
+
+
+def test_the_facts_a_model_reads_in_a_dialogue_reach_the_profile() -> None:
+    offline = OfflineCognition()
+    digest = {
+        "summary": "The user moved to Lisbon.",
+        "events": [],
+        "facts": [
+            {"slot": " Home ", "statement": "The user lives in Lisbon.", "line": 0},
+            {"slot": "job", "statement": "The user is a nurse.", "line": 7},  # no such line
+        ],
+    }
+
+    def answer(body: dict[str, Any]) -> Reply:
+        if body["response_format"]["json_schema"]["name"] == "DialogueDigest":
+            return chat_reply(json.dumps(digest))
+        return chat_reply(offline_answer(offline, body))
+
+    with scripted_openai_server(responder=answer) as server:
+        settings = Settings(
+            cognition="openai", openai_base_url=server.base_url, openai_api_key=SecretStr("sk-t")
+        )
+        with GraphMem.open(settings) as memory:
+            memory.observe("alice", "I just moved to Lisbon!", at=AT)
+            report = memory.consolidate("alice", at=AT + timedelta(days=1))
+            profile = memory.profile("alice", at=AT + timedelta(days=1))
+    assert report.counts["profile facts"] == 1
+    [fact] = profile.facts
+    assert (fact.slot, fact.text, fact.since) == ("home", "The user lives in Lisbon.", AT)
+    [asked] = [
+        request["body"]
+        for request in server.requests
+        if request["body"]["response_format"]["json_schema"]["name"] == "DialogueDigest"
+    ]
+    schema = asked["response_format"]["json_schema"]["schema"]
+    assert "slot" in schema["$defs"]["StatedFact"]["properties"]
 
 
 def test_rate_limits_are_retried_after_the_time_asked() -> None:

@@ -11,13 +11,15 @@ The rules (each number is a module constant):
   are common.
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
-- Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line mentions one of its cues
-  (those lines are the event's, and its detail, cut to DETAIL_CHARACTERS); its timeliness is
-  the category's default; the title is the first such line.
-- Facts read in a dialogue: a line that gives a value of a slot of lexicon.UPDATE_SLOTS (home,
-  work, a name or a number, of a subject: "name: cat"), states an allergy (lexicon.ALLERGY:
-  "allergy: milk") or speaks of the speaker's mood (lexicon.MOOD) at work (the work event's cues:
-  "mood at work") states a fact of that slot, worded as the line was said; lines of the agent
+- Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line of a speaker other than
+  the agent (model.AGENT_SPEAKERS: an event is the user's) mentions one of its cues (those lines
+  are the event's, and its detail, cut to DETAIL_CHARACTERS); its timeliness is the category's
+  default; the title is the first such line.
+- Facts read in a dialogue: a sentence that gives a value of a slot of lexicon.UPDATE_SLOTS
+  (home, work, a name or a number, of a subject: "name: cat"), states an allergy
+  (lexicon.ALLERGY: "allergy: milk") or speaks of the speaker's mood (lexicon.MOOD) at work (the
+  work event's cues: "mood at work") states a fact of that slot, worded as it was said (cut to
+  FACT_CHARACTERS; a line's first sentence of a slot counts); lines of the agent
   (model.AGENT_SPEAKERS) state none, and a speaker other than "user" heads the slot
   ("caroline: home": slots are kept in lower case).
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
@@ -93,6 +95,7 @@ RELATED_OVERLAP = 0.25
 CAUSE_MATCH = 1.0
 TITLE_CHARACTERS = 80
 DETAIL_CHARACTERS = 240
+FACT_CHARACTERS = 200
 STORYLINE_LINES = 12
 
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|our|us)\b|我")
@@ -165,18 +168,27 @@ def fact_slots(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+
+
 def stated_facts(dialogue: Dialogue) -> list[StatedFact]:
-    """The facts a dialogue's lines state, line by line, each worded as the line was said."""
-    return [
-        StatedFact(
-            slot=slot if line.speaker.lower() == "user" else f"{line.speaker}: {slot}",
-            statement=line.text,
-            line=position,
-        )
-        for position, line in enumerate(dialogue.lines)
-        if not is_agent(line.speaker)
-        for slot in fact_slots(line.text)
-    ]
+    """The facts a dialogue's lines state, each the sentence that states it, as it was said."""
+    found: dict[tuple[int, str], StatedFact] = {}
+    for position, line in enumerate(dialogue.lines):
+        if is_agent(line.speaker):
+            continue
+        for sentence in filter(str.strip, SENTENCE_END.split(line.text)):
+            for slot in fact_slots(sentence):
+                key = slot if line.speaker.lower() == "user" else f"{line.speaker}: {slot}"
+                found.setdefault(
+                    (position, key),
+                    StatedFact(
+                        slot=key,
+                        statement=shorten(sentence.strip(), FACT_CHARACTERS),
+                        line=position,
+                    ),
+                )
+    return list(found.values())
 
 
 def shorten(text: str, limit: int) -> str:
@@ -245,7 +257,7 @@ def event_tags(dialogue: Dialogue) -> list[EventTag]:
         positions = [
             position
             for position, line in enumerate(dialogue.lines)
-            if mentions(line.text, category.words)
+            if not is_agent(line.speaker) and mentions(line.text, category.words)
         ]
         if positions:
             texts = [dialogue.lines[position].text for position in positions]

@@ -142,8 +142,8 @@ class Profile(BaseModel):
     events: list[ProfileEvent]
     causal_rules: int
 
-    def lines(self) -> list[str]:
-        """The profile as short lines for a prompt: facts, conjectures, open events."""
+    def lines(self, *, events: bool = True) -> list[str]:
+        """The profile as short lines for a prompt: facts, conjectures, open events (unless not)."""
         lines = [
             f"{fact.slot} — {fact.text} (belief {fact.belief:.2f}, since {fact.since:%Y-%m-%d})"
             for fact in self.facts
@@ -152,7 +152,10 @@ class Profile(BaseModel):
             f"conjecture — {item.text} (belief {item.belief:.2f}, fades {item.fades_at:%Y-%m-%d})"
             for item in self.conjectures
         ]
-        lines += [f"ongoing {item.category} — {item.title}: {item.latest}" for item in self.events]
+        if events:
+            lines += [
+                f"ongoing {item.category} — {item.title}: {item.latest}" for item in self.events
+            ]
         return lines
 
     def render(self) -> str:
