@@ -38,9 +38,6 @@ from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
 from graphmem.results import SleepProgress, SleepReport
 from graphmem.store.base import EventChange, FactChange, Store, SummaryChange
 
-FACT_KINDS = (MemoryKind.OBSERVATION, MemoryKind.FACT)
-"""The kinds of memory that consolidation weighs against each other."""
-
 log = logging.getLogger("graphmem")
 
 AWAITING_BATCH = 200
@@ -510,7 +507,7 @@ class Sleep:
             near.add(memory.id)
             if (
                 memory.id != fact.id
-                and memory.kind in FACT_KINDS
+                and memory.kind is MemoryKind.OBSERVATION  # what consolidation weighs
                 and (not memory.awaiting_consolidation or memory.id in settled)
             ):
                 related.setdefault(memory.id, memory)

@@ -333,53 +333,59 @@ class NetworkXStore:
                 and memory.kind is MemoryKind.FACT
                 and memory.created_at <= at
             ]
-            impressions = []
-            for impression in self._nodes(owner, "Impression"):
-                assert isinstance(impression, Impression)
-                key = (owner, "Impression", impression.id)
-                conjectures = self._memories_at(
-                    (
-                        source
-                        for source, _target, kind in self._graph.in_edges(key, keys=True)
-                        if kind == LinkType.INFERRED_FROM.value
-                    ),
-                    at,
-                )
-                if conjectures:
-                    cues = self._memories_at(
-                        (
-                            target
-                            for _source, target, kind in self._graph.out_edges(key, keys=True)
-                            if kind == LinkType.INFERRED_FROM.value
-                        ),
-                        at,
-                    )
-                    rests_on = [memory.id for memory in [*conjectures, *cues]]
-                    impressions.append(
-                        ConjecturedImpression(impression=impression, rests_on=rests_on)
-                    )
-            events = []
-            for event in self._nodes(owner, "Event"):
-                assert isinstance(event, Event)
-                if event.first_at <= at and is_open(event, at):
-                    members = self._memories_at(
-                        (
-                            source
-                            for source, _target, kind in self._graph.in_edges(
-                                (owner, "Event", event.id), keys=True
-                            )
-                            if kind == LinkType.PART_OF.value
-                        ),
-                        at,
-                    )
-                    ids = [memory.id for memory in members]
-                    events.append(EventNews(event=event, members=ids))
             return ProfileSources(
                 facts=sorted(facts, key=lambda item: (item.fact.created_at, item.fact.id)),
-                impressions=sorted(impressions, key=lambda item: item.impression.id),
-                events=sorted(events, key=lambda item: item.event.id),
+                impressions=self._conjectured(owner, at),
+                events=self._open_events(owner, at),
                 causal_rules=len(self._causes.get(owner, {})),
             )
+
+    def _conjectured(self, owner: str, at: datetime) -> list[ConjecturedImpression]:
+        """The owner's impressions with a conjecture made by `at`, by id, with what they rest on."""
+        found = []
+        for impression in self._nodes(owner, "Impression"):
+            key = (owner, "Impression", impression.id)
+            conjectures = self._memories_at(
+                (
+                    source
+                    for source, _target, kind in self._graph.in_edges(key, keys=True)
+                    if kind == LinkType.INFERRED_FROM.value
+                ),
+                at,
+            )
+            if not conjectures:
+                continue
+            cues = self._memories_at(
+                (
+                    target
+                    for _source, target, kind in self._graph.out_edges(key, keys=True)
+                    if kind == LinkType.INFERRED_FROM.value
+                ),
+                at,
+            )
+            assert isinstance(impression, Impression)
+            rests_on = [memory.id for memory in [*conjectures, *cues]]
+            found.append(ConjecturedImpression(impression=impression, rests_on=rests_on))
+        return sorted(found, key=lambda item: item.impression.id)
+
+    def _open_events(self, owner: str, at: datetime) -> list[EventNews]:
+        """The owner's events begun by `at` and open then, by id, with their members by then."""
+        found = []
+        for event in self._nodes(owner, "Event"):
+            assert isinstance(event, Event)
+            if event.first_at > at or not is_open(event, at):
+                continue
+            key = (owner, "Event", event.id)
+            members = self._memories_at(
+                (
+                    source
+                    for source, _target, kind in self._graph.in_edges(key, keys=True)
+                    if kind == LinkType.PART_OF.value
+                ),
+                at,
+            )
+            found.append(EventNews(event=event, members=[memory.id for memory in members]))
+        return sorted(found, key=lambda item: item.event.id)
 
     def _said_belief(self, owner: str, fact: Memory) -> float | None:
         """The belief of the observation of the turn a fact was read in (None without one)."""
