@@ -344,28 +344,13 @@ class NetworkXStore:
         """The owner's impressions with a conjecture made by `at`, by id, with what they rest on."""
         found = []
         for impression in self._nodes(owner, "Impression"):
-            key = (owner, "Impression", impression.id)
-            conjectures = self._memories_at(
-                (
-                    source
-                    for source, _target, kind in self._graph.in_edges(key, keys=True)
-                    if kind == LinkType.INFERRED_FROM.value
-                ),
-                at,
-            )
-            if not conjectures:
-                continue
-            cues = self._memories_at(
-                (
-                    target
-                    for _source, target, kind in self._graph.out_edges(key, keys=True)
-                    if kind == LinkType.INFERRED_FROM.value
-                ),
-                at,
-            )
             assert isinstance(impression, Impression)
-            rests_on = [memory.id for memory in [*conjectures, *cues]]
-            found.append(ConjecturedImpression(impression=impression, rests_on=rests_on))
+            key = (owner, "Impression", impression.id)
+            conjectures = self._linked_by(key, LinkType.INFERRED_FROM, at, incoming=True)
+            if conjectures:
+                cues = self._linked_by(key, LinkType.INFERRED_FROM, at, incoming=False)
+                rests_on = [memory.id for memory in [*conjectures, *cues]]
+                found.append(ConjecturedImpression(impression=impression, rests_on=rests_on))
         return sorted(found, key=lambda item: item.impression.id)
 
     def _open_events(self, owner: str, at: datetime) -> list[EventNews]:
@@ -373,19 +358,31 @@ class NetworkXStore:
         found = []
         for event in self._nodes(owner, "Event"):
             assert isinstance(event, Event)
-            if event.first_at > at or not is_open(event, at):
-                continue
-            key = (owner, "Event", event.id)
-            members = self._memories_at(
-                (
-                    source
-                    for source, _target, kind in self._graph.in_edges(key, keys=True)
-                    if kind == LinkType.PART_OF.value
-                ),
-                at,
-            )
-            found.append(EventNews(event=event, members=[memory.id for memory in members]))
+            if event.first_at <= at and is_open(event, at):
+                key = (owner, "Event", event.id)
+                members = self._linked_by(key, LinkType.PART_OF, at, incoming=True)
+                found.append(EventNews(event=event, members=[memory.id for memory in members]))
         return sorted(found, key=lambda item: item.event.id)
+
+    def _linked_by(
+        self, key: NodeKey, link: LinkType, at: datetime, *, incoming: bool
+    ) -> list[Memory]:
+        """The memories made by `at` joined to a node by edges of one type, oldest first.
+
+        Those whose edge comes into the node when `incoming`, else those it goes out to; ties
+        by id.
+        """
+        edges = (
+            self._graph.in_edges(key, keys=True)
+            if incoming
+            else self._graph.out_edges(key, keys=True)
+        )
+        ends = [source if incoming else target for source, target, kind in edges if kind == link]
+        memories = [self._graph.nodes[end]["node"] for end in ends]
+        return sorted(
+            (memory for memory in memories if memory.created_at <= at),
+            key=lambda memory: (memory.created_at, memory.id),
+        )
 
     def _said_belief(self, owner: str, fact: Memory) -> float | None:
         """The belief of the observation of the turn a fact was read in (None without one)."""
@@ -396,14 +393,6 @@ class NetworkXStore:
                     belief: float | None = memory.belief
                     return belief
         return None
-
-    def _memories_at(self, keys: Iterable[NodeKey], at: datetime) -> list[Memory]:
-        """The memories of these node keys made by `at`, oldest first (ties by id)."""
-        memories = [self._graph.nodes[key]["node"] for key in keys]
-        return sorted(
-            (memory for memory in memories if memory.created_at <= at),
-            key=lambda memory: (memory.created_at, memory.id),
-        )
 
     def turns_awaiting_summary(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns that no dialogue summary covers yet, oldest first."""
