@@ -218,7 +218,14 @@ def test_import_history_counts_in_the_singular_and_names_pending_only_when_some_
 
 def test_the_help_names_every_mcp_tool_or_none_and_explains_the_transport() -> None:
     tools = {name for name in vars(MemoryTools) if not name.startswith("_")} - {"close"}
-    assert tools == {"observe", "observe_many", "recall", "consolidate", "forget_message"}
+    assert tools == {
+        "observe",
+        "observe_many",
+        "recall",
+        "profile",
+        "consolidate",
+        "forget_message",
+    }
     code, text, errors = graphmem([], "--help")
     assert code == 0, errors
     [entry] = re.findall(r"^ {4}mcp .*(?:\n {10,}.*)*", text, re.MULTILINE)
