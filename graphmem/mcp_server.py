@@ -250,7 +250,8 @@ class MemoryTools:
     ) -> CallToolResult:
         """Recall the memories best related to a query, with the turns they came from.
 
-        The text is a numbered list for a prompt, then the links among the memories. The
+        The text is a numbered list for a prompt, then the links among the memories; with
+        max_tokens it opens with the lines of the user's profile (facts, conjectures). The
         structured content is the related-context subgraph: memories best first, each with its
         turns, score, score components (relevance, lexical, time_match, speaker_match,
         asker_match, statement, importance, attention, recency, association) and via (the memory
