@@ -5,8 +5,9 @@
 //          its events begun by $at and still open then (news at $at would join them: at most
 //          timeliness_days after their last update, as mechanisms.events.is_open), each with
 //          the memories PART_OF it made by $at, oldest first; and its CAUSES edges counted.
-//          Facts by time then id, impressions and events by id. Facts are found by the
-//          owner's memory index and their kind, as few as the owner's memories.
+//          Facts by time then id, impressions and events by id. Facts are sought in the
+//          (owner, kind) index (schema.cypher): the cost grows with the owner's facts,
+//          impressions and events, not with its memories.
 // Parameters: $owner, $at.
 // Returns: one row: facts (list of {fact: memory properties, belief}), impressions (list of
 //          {impression: properties without the embedding, rests_on: ids}), events (list of

@@ -3,7 +3,8 @@
 //          forgotten message leaves: cypher/save_tombstones.cypher), a unique id per ApiKey (the keys of
 //          `graphmem serve`, outside every owner's graph: cypher/save_api_key.cypher), owner indexes, turns by
 //          (owner, session, position), the marks of work to do (each property exists only while
-//          true, so its index holds only the marked nodes), events by (owner, category), the
+//          true, so its index holds only the marked nodes), events by (owner, category), memories
+//          by (owner, kind) (the profile's facts: cypher/profile_sources.cypher), the
 //          memory vector index (owner and tier as its filter properties, so a similarity search
 //          is narrowed to one owner's tiers inside the index; unquantized: the default binary
 //          quantization loses most of the true nearest neighbours; a search explores four times
@@ -41,6 +42,7 @@ CREATE INDEX turn_awaiting_summary IF NOT EXISTS FOR (n:Turn) ON (n.owner, n.awa
 CREATE INDEX memory_awaiting_consolidation IF NOT EXISTS
 FOR (n:Memory) ON (n.owner, n.awaiting_consolidation);
 CREATE INDEX event_category IF NOT EXISTS FOR (n:Event) ON (n.owner, n.category);
+CREATE INDEX memory_kind IF NOT EXISTS FOR (n:Memory) ON (n.owner, n.kind);
 DROP INDEX memory_embedding IF EXISTS;
 CYPHER 25 CREATE VECTOR INDEX memory_vectors IF NOT EXISTS
 FOR (n:Memory) ON (n.embedding) WITH [n.owner, n.tier]
