@@ -24,16 +24,14 @@ CALL () {
 }
 CALL () {
   MATCH (i:Impression {owner: $owner})
-  WHERE EXISTS {
-    MATCH (c:Memory)-[:INFERRED_FROM]->(i)
-    WHERE c.created_at <= $at
-  }
   CALL (i) {
     MATCH (c:Memory)-[:INFERRED_FROM]->(i)
     WHERE c.created_at <= $at
     WITH c ORDER BY c.created_at, c.id
     RETURN collect(c.id) AS conjectures
   }
+  WITH i, conjectures
+  WHERE conjectures <> []
   CALL (i) {
     MATCH (i)-[:INFERRED_FROM]->(cue:Memory)
     WHERE cue.created_at <= $at

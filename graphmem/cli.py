@@ -513,7 +513,8 @@ def run_profile(
     """Print the owner's profile: a line per fact, conjecture and open event (or JSON)."""
     with GraphMem.open(settings) as memory:
         profile = memory.profile(owner, at=at)
-        empty = memory.statistics(owner).total == 0
+        known = profile.facts or profile.conjectures or profile.events
+        nothing_stored = not known and memory.statistics(owner).total == 0
     if as_json:
         print(profile.model_dump_json(), file=out)
     else:
@@ -527,7 +528,7 @@ def run_profile(
             f" {counted(profile.causal_rules, 'causal rule')})",
             file=out,
         )
-    if empty:
+    if nothing_stored:
         say_unknown(owner, out)
 
 

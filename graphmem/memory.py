@@ -36,7 +36,7 @@ from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
-from graphmem.mechanisms.profile import ProfilePolicy, profile_of
+from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import MemoryKind, check_identifier, check_owner
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
@@ -111,8 +111,6 @@ class GraphMem:
         beliefs = BeliefPolicy() if beliefs is None else beliefs
         impressions = ImpressionPolicy() if impressions is None else impressions
         summaries = SummaryPolicy() if summaries is None else summaries
-        self._profile = ProfilePolicy() if profile is None else profile
-        self._first_hand = beliefs.first_hand
         self._sleep = Sleep(
             store,
             embedder,
@@ -142,7 +140,7 @@ class GraphMem:
             attention=self._attention,
             tiers=self._tiers,
             first_hand=beliefs.first_hand,
-            profile=self._profile,
+            profile=ProfilePolicy() if profile is None else profile,
             count_tokens=E5Embedder().count_tokens,
         )
         self._forget = Forget(
@@ -492,9 +490,7 @@ class GraphMem:
         """
         with self._telemetry.verb("profile", owner):
             checked(check_owner, owner)
-            now = moment_or_now(at)
-            sources = self._store.profile_sources(owner, now)
-            return profile_of(owner, sources, now, self._profile, self._first_hand)
+            return self._recalling.profile(owner, moment_or_now(at))
 
     @property
     def model_calls(self) -> Counter[str]:

@@ -33,7 +33,7 @@ from graphmem.ids import impression_id
 from graphmem.inputs import is_number
 from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, current_attention
 from graphmem.mechanisms.impressions import decayed_belief, evocation
-from graphmem.mechanisms.profile import ProfilePolicy, profile_of
+from graphmem.mechanisms.profile import Profile, ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
 from graphmem.results import Attempt, EvokedImpression, Recall, RecalledMemory
@@ -200,14 +200,18 @@ class Recalling:
             cut_short=budget.skipped,
         )
         if max_tokens is not None:
-            sources = self._store.profile_sources(owner, now)
-            profile = profile_of(owner, sources, now, self._profile, self._first_hand)
+            profile = self.profile(owner, now)
             recalled = recalled.within(max_tokens, self._count_tokens, profile.lines(events=False))
         if peek or not recalled.memories:
             return recalled
         shown = [item.memory.id for item in recalled.memories]
         woken = self._store.wake(owner, shown, now, self._attention, self._tiers)
         return recalled.model_copy(update={"woken": woken})
+
+    def profile(self, owner: str, now: datetime) -> Profile:
+        """The owner's profile at `now`: one store read, then mechanisms.profile's rules."""
+        sources = self._store.profile_sources(owner, now)
+        return profile_of(owner, sources, now, self._profile, self._first_hand)
 
     def _read_deeper(
         self,

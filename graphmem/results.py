@@ -341,13 +341,8 @@ class Recall(BaseModel):
         for line in profile:
             if count_tokens("\n".join([*shown, line])) <= PROFILE_SHARE * max_tokens:
                 shown.append(line)
-        memories = self._best_evidence(max_tokens, count_tokens, shown)
+        memories, spent = self._best_evidence(max_tokens, count_tokens, shown)
         number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
-        spent = count_tokens(
-            "\n".join(
-                [*shown, *(_memory_line(number[item.memory.id], item.memory) for item in memories)]
-            )
-        )
         impressions = []
         for impression in self.impressions:
             evoked = [memory for memory in impression.memories if memory in number]
@@ -385,7 +380,7 @@ class Recall(BaseModel):
 
     def _best_evidence(
         self, max_tokens: int, count_tokens: Callable[[str], int], shown: list[str]
-    ) -> list[RecalledMemory]:
+    ) -> tuple[list[RecalledMemory], int]:
         """The memories that keep the most evidence in what the `shown` lines leave of the budget.
 
         The memory ranked r-th is evidence for the query about r^-EVIDENCE_DECAY as often as
@@ -393,7 +388,7 @@ class Recall(BaseModel):
         while they fit: one long memory low in the ranking gives way to several short ones. A
         memory whose dated line repeats a better one's is left out. The memories taken keep
         their ranking (and are numbered anew: a line may then count a token more, so the last
-        taken goes while the text is over).
+        taken goes while the text is over). With them, the tokens of the `shown` lines and theirs.
         """
         lines: dict[str, tuple[int, RecalledMemory]] = {}  # a dated line: its best memory
         for rank, item in enumerate(self.memories, start=1):
@@ -413,8 +408,9 @@ class Recall(BaseModel):
         while True:
             memories = [item for _rank, item in sorted(taken, key=lambda pair: pair[0])]
             text = [*shown, *(_memory_line(n, item.memory) for n, item in enumerate(memories, 1))]
-            if not taken or count_tokens("\n".join(text)) <= max_tokens:
-                return memories
+            spent = count_tokens("\n".join(text))
+            if not taken or spent <= max_tokens:
+                return memories, spent
             taken.pop()
 
     def to_networkx(self) -> MemoryGraph:

@@ -329,6 +329,14 @@ class SummaryChange(BaseModel):
     events: list[EventChange]
     facts: list[FactChange] = []
 
+    def nodes(self) -> list[Node]:
+        """The nodes it writes: the summary, its events, its facts."""
+        return [
+            self.summary,
+            *(change.event for change in self.events),
+            *(item.fact for item in self.facts),
+        ]
+
 
 class Sourced(BaseModel):
     """A memory with every turn it came from, oldest first."""

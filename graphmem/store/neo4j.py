@@ -734,14 +734,7 @@ class Neo4jStore:
         stored is kept.
         """
         for change in changes:
-            check_nodes(
-                owner,
-                [
-                    change.summary,
-                    *(event.event for event in change.events),
-                    *(item.fact for item in change.facts),
-                ],
-            )
+            check_nodes(owner, change.nodes())
         if changes:
             statement = load_statement("save_summary")
             self._write_together(

@@ -424,14 +424,7 @@ class NetworkXStore:
         stored is kept.
         """
         for change in changes:
-            check_nodes(
-                owner,
-                [
-                    change.summary,
-                    *(event.event for event in change.events),
-                    *(item.fact for item in change.facts),
-                ],
-            )
+            check_nodes(owner, change.nodes())
         if changes:
             with self._lock:
                 self._write({"op": "save_summaries", "owner": owner, "changes": list(changes)})
