@@ -1,4 +1,12 @@
-"""The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it."""
+"""The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it.
+
+One piece, though long: the protocol and the data its verbs take and give back are read
+together (each model is named in a verb's signature, and both stores must agree on it), so they
+stand in one module. In order: what a search may find (MemoryFilter); the data of the verbs,
+from searches and counts to what consolidation, summaries and forgetting write and an export
+holds; the rules both stores share (search terms' rarity, belief bins, the checks of what is
+written); and the protocol itself.
+"""
 
 import hashlib
 import math
