@@ -29,7 +29,7 @@ from graphmem.config import Settings
 from graphmem.embedding import Embedder
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.memory import GraphMem
-from graphmem.model import MemoryKind
+from graphmem.model import MemoryKind, Turn
 from graphmem.nightly import LEASE
 from graphmem.results import (
     Forgotten,
@@ -209,6 +209,10 @@ class AsyncGraphMem:
     async def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, awaitable."""
         return await self._run(self.memory.forget_message, owner, message_id)
+
+    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+        """GraphMem.turns, awaitable."""
+        return await self._run(self.memory.turns, owner, session=session, last=last)
 
     async def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, awaitable."""

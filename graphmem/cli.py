@@ -1,8 +1,9 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: profile, health, owners, forget (messages, with what derives from them), export, import,
-forget-owner, `demo` (a short conversation that shows every mechanism) and `mcp` (the MCP
-server). `graphmem import-history --help` describes the two formats of a chat history.
+The others: profile, turns (a session's history), health, owners, forget (messages, with what
+derives from them), export, import, forget-owner, `demo` (a short conversation that shows every
+mechanism) and `mcp` (the MCP server). `graphmem import-history --help` describes the two
+formats of a chat history.
 
 One piece, read top to bottom: a `run_*` function a command with the printers of what it shows,
 then the parser and the dispatch. The files the commands read and write are
@@ -532,8 +533,24 @@ def run_profile(
         say_unknown(owner, out)
 
 
+def run_turns(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print one session's turns in order: place, time, speaker, message id and text (or JSON)."""
+    owner, session = arguments.owner, arguments.session
+    with GraphMem.open(settings) as memory:
+        turns = memory.turns(owner, session=session, last=arguments.last)
+    if arguments.json:
+        print(json.dumps([turn.model_dump(mode="json") for turn in turns]), file=out)
+        return
+    for turn in turns:
+        when = turn.created_at.strftime("%Y-%m-%d %H:%M")
+        text = " ".join(turn.text.split())
+        print(f"{turn.position:>5}  {when}  [{turn.id}] {turn.speaker}: {text}", file=out)
+    if not turns:
+        print(f"{owner} has no turns in session {session!r}", file=out)
+
+
 def run_reading(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
-    """Run stats, owners, health or profile: the commands that read and change nothing."""
+    """Run stats, owners, health, profile or turns: the commands that read and change nothing."""
     command = arguments.command
     if command == "stats":
         run_stats(settings, arguments.owner, arguments.json, out)
@@ -541,8 +558,10 @@ def run_reading(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
         run_owners(settings, arguments.json, out)
     elif command == "health":
         run_health(settings, arguments.owner, arguments.at, arguments.json, out)
-    else:
+    elif command == "profile":
         run_profile(settings, arguments.owner, arguments.at, arguments.json, out)
+    else:
+        run_turns(settings, arguments, out)
 
 
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
@@ -927,7 +946,7 @@ def add_counting(
     timed: argparse.ArgumentParser,
     one_or_all: argparse.ArgumentParser,
 ) -> None:
-    """Add the stats, owners, health and profile commands and their arguments."""
+    """Add the stats, owners, health, profile and turns commands and their arguments."""
     stats = commands.add_parser(
         "stats", parents=[owned], help="nodes per label, memories per tier, belief histogram"
     )
@@ -948,6 +967,14 @@ def add_counting(
         help="who the user is now: facts by slot, conjectures, open events (no model call)",
     )
     profile.add_argument("--json", action="store_true", help="print the profile as JSON")
+    turns = commands.add_parser(
+        "turns", parents=[owned], help="one session's turns in order, with their message ids"
+    )
+    turns.add_argument(
+        "--session", required=True, help='the session ("" for the turns without one)'
+    )
+    turns.add_argument("--last", type=int, metavar="N", help="only the last N turns (default: all)")
+    turns.add_argument("--json", action="store_true", help="print the turns as a JSON list")
 
 
 def add_forgetting(
@@ -1257,7 +1284,7 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         )
     elif command == "consolidate":
         run_consolidate(settings, arguments, max(arguments.log_every, 1), out)
-    elif command in ("stats", "owners", "health", "profile"):
+    elif command in ("stats", "owners", "health", "profile", "turns"):
         run_reading(settings, arguments, out)
     elif command == "export":
         run_export(settings, arguments.owner, arguments.out, out)

@@ -42,7 +42,7 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.keys import KeyInfo, NewKey
-from graphmem.model import MemoryKind
+from graphmem.model import MemoryKind, Turn
 from graphmem.results import (
     Forgotten,
     GraphCounts,
@@ -133,6 +133,12 @@ def _owner_path(owner: str, verb: str) -> str:
 
 class Calls:
     """The request of each verb, shared by the two clients."""
+
+    @staticmethod
+    def turns(owner: str, session: str, last: int | None) -> Call[list[Turn]]:
+        """The request of turns."""
+        params: dict[str, Any] = {"session": session} | ({} if last is None else {"last": last})
+        return Calls.get(_owner_path(owner, "turns"), _reader(list[Turn]), params)
 
     @staticmethod
     def observe(owner: str, message: dict[str, Any], readmit: bool) -> Call[Observation]:
@@ -408,6 +414,10 @@ class GraphMemClient(_Client):
         params = {} if at is None else {"at": at.isoformat()}
         return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
 
+    def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+        """GraphMem.turns, over HTTP."""
+        return self._do(Calls.turns(owner, session, last))
+
     def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP."""
         return self._do(Calls.get(_owner_path(owner, "export"), _graph))
@@ -602,6 +612,10 @@ class AsyncGraphMemClient(_Client):
         """GraphMem.profile, over HTTP, awaitable."""
         params = {} if at is None else {"at": at.isoformat()}
         return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
+
+    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+        """GraphMem.turns, over HTTP, awaitable."""
+        return await self._do(Calls.turns(owner, session, last))
 
     async def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP, awaitable."""

@@ -38,7 +38,7 @@ from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import MemoryKind, check_identifier, check_owner
+from graphmem.model import MemoryKind, Turn, check_identifier, check_owner, check_session
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import cognition_name, open_parts
@@ -448,6 +448,23 @@ class GraphMem:
             checked(check_owner, owner)
             checked(check_identifier, message_id)
             return self._forget.forget_message(owner, message_id)
+
+    def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+        """The turns of one session in the order received: all, or the `last` of them.
+
+        A session's history as stored ("" is the turns observed without a session); a turn's
+        id is its message id, which `forget_message` takes. No model call, no change.
+        """
+        with self._telemetry.verb("turns", owner):
+            checked(check_owner, owner)
+            checked(check_session, session)
+            if last is not None and (
+                isinstance(last, bool) or not isinstance(last, int) or not 0 <= last <= MAX_LIMIT
+            ):
+                raise InvalidInputError(
+                    f"last is {last!r}; it must be a whole number from 0 to {MAX_LIMIT}, or None"
+                )
+            return self._store.session_turns(owner, session, last)
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""

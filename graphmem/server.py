@@ -43,7 +43,7 @@ from graphmem.errors import ConfigurationError
 
 try:
     import uvicorn
-    from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
+    from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse, StreamingResponse
     from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -67,7 +67,7 @@ from graphmem.inputs import EARLIEST, LATEST, keepable
 from graphmem.keys import ApiKey, KeyInfo, NewKey
 from graphmem.mcp_server import PERMITTED, http_app
 from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.model import Memory, check_owner, check_text
+from graphmem.model import Memory, Turn, check_owner, check_text
 from graphmem.results import (
     Forgotten,
     GraphCounts,
@@ -676,6 +676,17 @@ async def forget_message(owner: Owner, body: MessageRef, memory: Served) -> Forg
     if not forgotten.found:
         raise refusal(404, "not_found", "this owner has no message with this id")
     return forgotten
+
+
+@owners.get("/{owner}/turns")
+async def turns(
+    owner: Owner,
+    memory: Served,
+    session: Annotated[str, Query(description='the session ("" for turns without one)')],
+    last: Annotated[int | None, Query(description="only the last this many; default: all")] = None,
+) -> list[Turn]:
+    """GraphMem.turns: the turns of one session in the order received."""
+    return await memory.turns(owner, session=session, last=last)
 
 
 @owners.post("/{owner}/forget")

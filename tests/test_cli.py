@@ -99,6 +99,31 @@ def test_profile_prints_the_user_in_lines_or_json(
     assert [fact.slot for fact in profile.facts] == ["allergy: milk"]
 
 
+def test_turns_prints_a_session_in_order_with_message_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.observe("ann", "I'm allergic\nto milk.", message_id="m1", at=START, session="s")
+        memory.observe("ann", "Noted.", message_id="m2", at=START, session="s", speaker="assistant")
+        memory.observe("ann", "Elsewhere.", message_id="m3", at=START, session="t")
+    where = ["--path", str(path), "--owner", "ann", "--session", "s"]
+    assert graphmem.cli.main(["turns", *where]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"    0  {START:%Y-%m-%d %H:%M}  [m1] user: I'm allergic to milk.",
+        f"    1  {START:%Y-%m-%d %H:%M}  [m2] assistant: Noted.",
+    ]
+    assert graphmem.cli.main(["turns", "--json", "--last", "1", *where]) == 0
+    [turn] = json.loads(capsys.readouterr().out)
+    assert (turn["id"], turn["position"], turn["session"]) == ("m2", 1, "s")
+    assert (
+        graphmem.cli.main(["turns", "--path", str(path), "--owner", "ann", "--session", "x"]) == 0
+    )
+    assert capsys.readouterr().out == "ann has no turns in session 'x'\n"
+    assert graphmem.cli.main(["turns", "--last", "-2", *where]) == 1
+    assert "last is -2" in capsys.readouterr().err
+
+
 def test_health_reports_each_owner_in_text_or_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

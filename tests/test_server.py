@@ -192,6 +192,12 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         with pytest.raises(InvalidInputError, match="kinds may name"):
             client.recall(owner, "milk", kinds=["summary"])
         assert client.statistics(owner).nodes["Turn"] == 3
+        assert [turn.id for turn in client.turns(owner, session="")] == ["m1", "m2", "m3"]
+        assert [turn.text for turn in client.turns(owner, session="", last=1)] == [
+            "I moved to Lyon."
+        ]
+        with pytest.raises(InvalidInputError, match="last is -1"):
+            client.turns(owner, session="", last=-1)
         assert owner in client.owners()
         assert served.ben not in client.owners()
         assert client.consolidate(owner, at=later + timedelta(hours=8)).owner == owner

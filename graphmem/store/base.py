@@ -649,6 +649,9 @@ class Store(Protocol):
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
 
+    def session_turns(self, owner: str, session: str, last: int | None) -> list[Turn]:
+        """The turns of one session of the owner in their order: all, or the `last` of them."""
+
     def profile_sources(self, owner: str, at: datetime) -> ProfileSources:
         """What the owner's profile at `at` is read from, in one read.
 

@@ -697,6 +697,12 @@ class Neo4jStore:
         """
         self._run_batched(load_statement("forget_owner"), {"owner": owner})
 
+    def session_turns(self, owner: str, session: str, last: int | None) -> list[Turn]:
+        """The turns of one session of the owner in their order: all, or the `last` of them."""
+        parameters = {"owner": owner, "session": session, "last": last}
+        rows = self._run(load_statement("session_turns"), parameters, read=True)
+        return [_turn_from(row["turn"]) for row in rows]
+
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
         rows = self._run(

@@ -748,6 +748,13 @@ class NetworkXStore:
             if self._journal is not None:
                 self._snapshot()
 
+    def session_turns(self, owner: str, session: str, last: int | None) -> list[Turn]:
+        """The turns of one session of the owner in their order: all, or the `last` of them."""
+        with self._lock:
+            ids = self._sessions.get((owner, session), [])
+            ids = ids[len(ids) - min(last, len(ids)) :] if last is not None else ids
+            return [self._graph.nodes[(owner, "Turn", turn_id)]["node"] for turn_id in ids]
+
     def pending_turns(self, owner: str, limit: int) -> list[Turn]:
         """The owner's turns whose memories are not derived yet, oldest first."""
         with self._lock:
