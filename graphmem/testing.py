@@ -105,19 +105,32 @@ def chat_reply(
     content: str, finish_reason: str = "stop", prompt_tokens: int = 100, completion_tokens: int = 20
 ) -> Reply:
     """A successful /v1/chat/completions answer with this content."""
+    message = {"role": "assistant", "content": content}
+    return _completion(message, finish_reason, prompt_tokens, completion_tokens)
+
+
+def tool_call_reply(name: str, arguments: dict[str, Any], call_id: str = "call-1") -> Reply:
+    """A successful /v1/chat/completions answer that calls one tool with these arguments."""
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(arguments)},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return _completion(message, "tool_calls", 100, 20)
+
+
+def _completion(
+    message: dict[str, Any], finish_reason: str, prompt_tokens: int, completion_tokens: int
+) -> Reply:
+    """A chat completion holding one choice of this message."""
     return Reply(
         body={
             "id": "chatcmpl-scripted",
             "object": "chat.completion",
             "created": 0,
             "model": "scripted",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": finish_reason,
-                }
-            ],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
             "usage": {
                 "prompt_tokens": prompt_tokens,
                 "completion_tokens": completion_tokens,

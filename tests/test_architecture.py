@@ -20,8 +20,8 @@ FACADES = {"graphmem.memory", "graphmem.aio"}
 
 
 def is_face(module: str) -> bool:
-    """Whether a module is a face or part of one (the demo's story and plot)."""
-    return module in FACES or module.startswith("graphmem.demo")
+    """Whether a module is a face or part of one (the demo's story and plot, the integrations)."""
+    return module in FACES or module.startswith(("graphmem.demo", "graphmem.integrations"))
 
 
 def module_name(path: Path) -> str:

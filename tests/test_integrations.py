@@ -1,0 +1,186 @@
+"""The agent frameworks' own loops with graphmem as their memory, a scripted server as the model.
+
+Each framework runs its real agent loop against graphmem.testing's OpenAI-compatible server on
+127.0.0.1: a first run where the user says something worth remembering, a second run in a new
+conversation where the remembered text must reach the model's request (through a tool the
+scripted model calls, or through the instructions), and a forgetting after which a third run no
+longer sees it. On both stores, through GraphMem and AsyncGraphMem.
+"""
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any, cast
+
+import pytest
+from agents import (
+    Agent,
+    OpenAIChatCompletionsModel,
+    RunConfig,
+    Runner,
+    TResponseInputItem,
+    set_tracing_disabled,
+)
+from openai import AsyncOpenAI
+
+from graphmem.aio import AsyncGraphMem
+from graphmem.errors import InvalidInputError
+from graphmem.integrations.base import Memory, MemoryContext, recalled_text
+from graphmem.integrations.openai_agents import (
+    REMEMBERED,
+    GraphMemSession,
+    RecallIntoInstructions,
+    memory_tools,
+)
+from graphmem.memory import GraphMem
+from graphmem.testing import ScriptedServer, chat_reply, scripted_openai_server, tool_call_reply
+
+ALLERGY = "I'm allergic to peanuts, please remember that."
+
+set_tracing_disabled(True)  # the SDK would export traces to OpenAI's servers
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedServer]:
+    """The scripted chat model the frameworks call."""
+    with scripted_openai_server() as server:
+        yield server
+
+
+@pytest.fixture(params=["GraphMem", "AsyncGraphMem"])
+def face(request: pytest.FixtureRequest, memory: GraphMem) -> Memory:
+    """The memory each integration is given: the facade, or its awaitable twin."""
+    return memory if request.param == "GraphMem" else AsyncGraphMem(memory)
+
+
+def said_to(model: ScriptedServer, request: int) -> str:
+    """Everything the model was sent in one request (messages and tools), as one text."""
+    return json.dumps(model.requests[request]["body"]["messages"], ensure_ascii=False)
+
+
+def chat_model(model: ScriptedServer) -> OpenAIChatCompletionsModel:
+    """The SDK's chat-completions model at the scripted server."""
+    client = AsyncOpenAI(base_url=model.base_url, api_key="scripted", max_retries=0)
+    return OpenAIChatCompletionsModel(model="scripted", openai_client=client)
+
+
+def test_an_agents_sdk_session_remembers_across_conversations_until_forgotten(
+    face: Memory, owner: str, model: ScriptedServer
+) -> None:
+    agent = Agent[MemoryContext](
+        name="assistant",
+        instructions="You are a helpful assistant.",
+        model=chat_model(model),
+        tools=memory_tools(face),
+    )
+    first, second = MemoryContext(owner, "chat-1"), MemoryContext(owner, "chat-2")
+
+    async def run(context: MemoryContext, text: str) -> str:
+        session = GraphMemSession(face, context)
+        result = await Runner.run(agent, text, session=session, context=context)
+        return str(result.final_output)
+
+    async def conversations() -> None:
+        model.script(chat_reply("I'll remember that."))
+        assert await run(first, ALLERGY) == "I'll remember that."
+        history = await GraphMemSession(face, first).get_items()
+        assert history == [
+            {"role": "user", "content": ALLERGY},
+            {"role": "assistant", "content": "I'll remember that."},
+        ]
+        model.script(
+            tool_call_reply("recall_memory", {"query": "what can't I eat?"}),
+            chat_reply("You're allergic to peanuts."),
+        )
+        asked = len(model.requests)
+        assert await run(second, "What should I avoid eating?") == "You're allergic to peanuts."
+        assert "peanuts" not in said_to(model, asked)  # a new conversation: no history
+        assert ALLERGY in said_to(model, asked + 1)  # the tool's answer reached the model
+        await GraphMemSession(face, first).clear_session()
+        assert await GraphMemSession(face, first).get_items() == []
+        model.script(
+            tool_call_reply("recall_memory", {"query": "what can't I eat?"}),
+            chat_reply("I don't know of any."),
+        )
+        asked = len(model.requests)
+        await run(MemoryContext(owner, "chat-3"), "What should I avoid eating?")
+        assert "recall_memory" in said_to(model, asked + 1)
+        assert ALLERGY not in said_to(model, asked + 1)  # (chat-2's answer is still remembered)
+
+    asyncio.run(conversations())
+
+
+def test_the_recall_goes_into_the_instructions_when_asked(
+    face: Memory, owner: str, model: ScriptedServer
+) -> None:
+    agent = Agent[MemoryContext](
+        name="assistant", instructions="You are a helpful assistant.", model=chat_model(model)
+    )
+    config = RunConfig(call_model_input_filter=RecallIntoInstructions(face, max_tokens=300))
+
+    async def conversations() -> None:
+        context = MemoryContext(owner, "chat-1")
+        model.script(chat_reply("Noted."))
+        await Runner.run(agent, ALLERGY, session=GraphMemSession(face, context), context=context)
+        model.script(chat_reply("Avoid peanuts."))
+        later = MemoryContext(owner, "chat-2")
+        await Runner.run(agent, "Any food I should avoid?", context=later, run_config=config)
+        [system, *_] = model.requests[-1]["body"]["messages"]
+        assert system["role"] == "system"
+        assert system["content"].startswith("You are a helpful assistant.\n\n" + REMEMBERED)
+        assert ALLERGY in system["content"]
+
+    asyncio.run(conversations())
+
+
+def test_pop_item_forgets_the_latest_turn_and_limits_read_the_end(
+    face: Memory, memory: GraphMem, owner: str
+) -> None:
+    session = GraphMemSession(face, MemoryContext(owner, "chat"))
+    items: list[dict[str, Any]] = [
+        {"role": "user", "content": "My sister is called Ada."},
+        {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Nice name!", "annotations": []}],
+        },
+        {"role": "user", "content": [{"type": "input_text", "text": "She is 7."}]},
+    ]
+
+    async def edits() -> None:
+        await session.add_items(cast("list[TResponseInputItem]", items))
+        assert await session.get_items(limit=2) == [
+            {"role": "assistant", "content": "Nice name!"},
+            {"role": "user", "content": "She is 7."},
+        ]
+        assert await session.pop_item() == {"role": "user", "content": "She is 7."}
+        assert [item["content"] for item in await session.get_items()] == [  # type: ignore[typeddict-item]
+            "My sister is called Ada.",
+            "Nice name!",
+        ]
+        await session.clear_session()
+        assert await session.pop_item() is None
+
+    asyncio.run(edits())
+    assert memory.statistics(owner).nodes.get("Turn", 0) == 0
+
+
+def test_a_run_without_a_memory_context_is_refused_by_name(
+    memory: GraphMem, owner: str, model: ScriptedServer
+) -> None:
+    agent = Agent[Any](name="assistant", model=chat_model(model), tools=memory_tools(memory))
+    model.script(tool_call_reply("profile", {}), chat_reply("Sorry."))
+    asyncio.run(Runner.run(agent, "Who am I?", context={"owner": owner}))
+    assert "must be a graphmem MemoryContext" in said_to(model, 1)
+    config = RunConfig(call_model_input_filter=RecallIntoInstructions(memory))
+    with pytest.raises(InvalidInputError, match="MemoryContext"):
+        asyncio.run(Runner.run(agent, "Hi", context={"owner": owner}, run_config=config))
+
+
+def test_a_recall_for_a_model_names_the_messages_to_forget(memory: GraphMem, owner: str) -> None:
+    memory.observe(owner, ALLERGY, message_id="m-allergy")
+    text = recalled_text(memory.recall(owner, "peanuts", peek=True))
+    assert ALLERGY in text
+    assert text.endswith("said in messages (for forget_message): [1] m-allergy")
+    assert recalled_text(memory.recall(owner + "-nobody", "peanuts")) == "(no related memories)"
