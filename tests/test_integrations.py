@@ -21,13 +21,16 @@ from agents import (
     TResponseInputItem,
     set_tracing_disabled,
 )
+from langchain.agents import create_agent
+from langchain_openai import ChatOpenAI
 from openai import AsyncOpenAI
 
 from graphmem.aio import AsyncGraphMem
 from graphmem.errors import InvalidInputError
-from graphmem.integrations.base import Memory, MemoryContext, recalled_text
+from graphmem.integrations.base import REMEMBERED, Memory, MemoryContext, recalled_text
+from graphmem.integrations.langchain import GraphMemMiddleware
+from graphmem.integrations.langchain import memory_tools as langchain_tools
 from graphmem.integrations.openai_agents import (
-    REMEMBERED,
     GraphMemSession,
     RecallIntoInstructions,
     memory_tools,
@@ -184,3 +187,51 @@ def test_a_recall_for_a_model_names_the_messages_to_forget(memory: GraphMem, own
     assert ALLERGY in text
     assert text.endswith("said in messages (for forget_message): [1] m-allergy")
     assert recalled_text(memory.recall(owner + "-nobody", "peanuts")) == "(no related memories)"
+
+
+def test_a_langchain_agent_recalls_into_its_system_message_and_forgets_by_tool(
+    face: Memory, memory: GraphMem, owner: str, model: ScriptedServer
+) -> None:
+    agent = create_agent(
+        model=ChatOpenAI(
+            model="scripted", base_url=model.base_url, api_key="scripted", max_retries=0
+        ),
+        tools=langchain_tools(face),
+        system_prompt="You are a helpful assistant.",
+        middleware=[GraphMemMiddleware(face, max_tokens=300)],
+        context_schema=MemoryContext,
+    )
+
+    def run(session: str, text: str) -> dict[str, Any]:
+        """One run of the agent's loop: invoke for GraphMem, ainvoke for AsyncGraphMem."""
+        given: Any = {"messages": [{"role": "user", "content": text}]}
+        context = MemoryContext(owner, session)
+        if isinstance(face, GraphMem):
+            return cast("dict[str, Any]", agent.invoke(given, context=context))
+        return cast("dict[str, Any]", asyncio.run(agent.ainvoke(given, context=context)))
+
+    model.script(chat_reply("I'll remember that."))
+    run("thread-1", ALLERGY)
+    [said, answer] = memory.turns(owner, session="thread-1")
+    assert (said.speaker, said.text) == ("user", ALLERGY)
+    assert (answer.speaker, answer.text) == ("assistant", "I'll remember that.")
+
+    asked = len(model.requests)
+    model.script(
+        tool_call_reply("forget_message", {"message_id": said.id}), chat_reply("Forgotten.")
+    )
+    state = run("thread-2", "Please forget what I told you about food.")
+    [system, *_] = model.requests[asked]["body"]["messages"]
+    assert system["content"].startswith("You are a helpful assistant.\n\n" + REMEMBERED)
+    assert ALLERGY in system["content"]  # the middleware's recall reached the model
+    assert ALLERGY in [item["memory"]["text"] for item in state["graphmem_recall"]["memories"]]
+    assert f"forgot message '{said.id}'" in said_to(model, asked + 1)
+    assert [(turn.speaker, turn.text) for turn in memory.turns(owner, session="thread-2")] == [
+        ("user", "Please forget what I told you about food."),
+        ("assistant", "Forgotten."),  # the bare tool call said nothing to remember
+    ]
+
+    asked = len(model.requests)
+    model.script(chat_reply("Nothing I know of."))
+    run("thread-3", "What should I avoid eating?")
+    assert ALLERGY not in said_to(model, asked)

@@ -145,6 +145,17 @@ def recalled_text(recall: Recall) -> str:
     return "\n".join([recall.render(), *said_in])
 
 
+REMEMBERED = "What you remember that relates to the user's latest message (dated, best first):"
+"""The heading of a recall put after the instructions."""
+
+
+def with_remembered(instructions: str | None, remembered: str) -> str | None:
+    """The instructions with a rendered recall after them, under REMEMBERED (if it holds any)."""
+    if not remembered:
+        return instructions
+    return "\n\n".join(filter(None, [instructions, f"{REMEMBERED}\n{remembered}"]))
+
+
 def forgotten_text(forgotten: Forgotten) -> str:
     """What forgetting a message did, for a model to read."""
     if not forgotten.found:

@@ -39,11 +39,9 @@ from graphmem.integrations.base import (
     memory_context,
     profile_text,
     recalled_text,
+    with_remembered,
 )
 from graphmem.model import Turn, is_agent
-
-REMEMBERED = "What you remember that relates to the user's latest message (dated, best first):"
-"""The heading of the recall that RecallIntoInstructions adds to the instructions."""
 
 
 def said(item: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -163,8 +161,8 @@ class RecallIntoInstructions:
     """A `RunConfig.call_model_input_filter` that adds what the user's latest message recalls.
 
     Before each model call, the run context's owner recalls the latest user message of the
-    input (within `max_tokens` tokens), and the rendered memories go after the instructions,
-    under REMEMBERED. A run calls the model again after each tool call with the same latest
+    input (within `max_tokens` tokens), and the rendered memories go after the instructions
+    (base.with_remembered). A run calls the model again after each tool call with the same latest
     message: the recall of the last (owner, message) is kept and given again, so a message
     recalls (and wakes its memories) once.
     """
@@ -186,10 +184,5 @@ class RecallIntoInstructions:
         if self._last is None or self._last[0] != key:
             recall = await self._memory.recall(owner, latest[0], max_tokens=self._max_tokens)
             self._last = (key, recall.render())
-        remembered = self._last[1]
-        if not remembered:
-            return given
-        instructions = "\n\n".join(
-            filter(None, [given.instructions, f"{REMEMBERED}\n{remembered}"])
-        )
+        instructions = with_remembered(given.instructions, self._last[1])
         return ModelInputData(input=given.input, instructions=instructions)
