@@ -24,6 +24,9 @@ from agents import (
 from langchain.agents import create_agent
 from langchain_openai import ChatOpenAI
 from openai import AsyncOpenAI
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.providers.openai import OpenAIProvider
 
 from graphmem.aio import AsyncGraphMem
 from graphmem.errors import InvalidInputError
@@ -35,6 +38,7 @@ from graphmem.integrations.openai_agents import (
     RecallIntoInstructions,
     memory_tools,
 )
+from graphmem.integrations.pydantic_ai import GraphMemCapability
 from graphmem.memory import GraphMem
 from graphmem.testing import ScriptedServer, chat_reply, scripted_openai_server, tool_call_reply
 
@@ -235,3 +239,49 @@ def test_a_langchain_agent_recalls_into_its_system_message_and_forgets_by_tool(
     model.script(chat_reply("Nothing I know of."))
     run("thread-3", "What should I avoid eating?")
     assert ALLERGY not in said_to(model, asked)
+
+
+def test_a_pydantic_ai_agent_recalls_by_its_capability_and_forgets_by_tool(
+    face: Memory, memory: GraphMem, owner: str, model: ScriptedServer
+) -> None:
+    client = AsyncOpenAI(base_url=model.base_url, api_key="scripted", max_retries=0)
+    agent = PydanticAgent(
+        OpenAIChatModel("scripted", provider=OpenAIProvider(openai_client=client)),
+        deps_type=MemoryContext,
+        instructions="You are a helpful assistant.",
+        capabilities=[GraphMemCapability(face, max_tokens=300)],
+    )
+
+    async def run(session: str, text: str) -> str:
+        return (await agent.run(text, deps=MemoryContext(owner, session))).output
+
+    async def conversations() -> None:
+        model.script(chat_reply("I'll remember that."))
+        assert await run("c-1", ALLERGY) == "I'll remember that."
+        [said, answer] = memory.turns(owner, session="c-1")
+        assert (said.speaker, said.text, answer.speaker) == ("user", ALLERGY, "assistant")
+
+        asked = len(model.requests)
+        model.script(
+            tool_call_reply("recall_memory", {"query": "food"}),
+            tool_call_reply("forget_message", {"message_id": said.id}, call_id="call-2"),
+            chat_reply("Forgotten."),
+        )
+        await run("c-2", "Please forget what I told you about food.")
+        [told, remembered, *_] = model.requests[asked]["body"]["messages"]
+        assert told == {"role": "system", "content": "You are a helpful assistant."}
+        assert remembered["role"] == "system"  # the capability's instructions
+        assert remembered["content"].startswith(REMEMBERED)
+        assert ALLERGY in remembered["content"]
+        recalled = said_to(model, asked + 1)  # with the recall tool's answer
+        assert ALLERGY in recalled
+        assert said.id in recalled.split("(for forget_message)")[1]
+        assert f"forgot message '{said.id}'" in said_to(model, asked + 2)
+
+        asked = len(model.requests)
+        model.script(chat_reply("Nothing I know of."))
+        await run("c-3", "What should I avoid eating?")
+        assert ALLERGY not in said_to(model, asked)
+        await client.close()
+
+    asyncio.run(conversations())
