@@ -16,26 +16,37 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import httpx2
 import pytest
+from agents import Agent, OpenAIChatCompletionsModel, Runner, set_tracing_disabled
+from langchain.agents import create_agent
+from langchain_openai import ChatOpenAI
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from openai import AsyncOpenAI
 
-from graphmem.client import GraphMemClient
+from graphmem.client import AsyncGraphMemClient, GraphMemClient
 from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
+from graphmem.integrations.base import MemoryContext
+from graphmem.integrations.langchain import GraphMemMiddleware
+from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
 from graphmem.results import Recall
 from graphmem.server import owners as owner_routes
+from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 
 from .conftest import ROOT, Neo4jServer, clean_env
 from .test_cli import store_arguments
 from .test_concurrency import QUERIES, increments, message
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
+
+set_tracing_disabled(True)  # the OpenAI Agents SDK would export traces to OpenAI's servers
 
 
 @dataclass
@@ -240,6 +251,46 @@ def routes_with_an_owner() -> list[tuple[str, str]]:
             if "{owner}" in path:
                 found.append((method, path))
     return found
+
+
+def test_the_agent_frameworks_take_the_http_clients_as_their_memory(served: Served) -> None:
+    owner = f"{served.team}agents"
+    context = MemoryContext(owner, "chat-1")
+    with scripted_openai_server() as model:
+        openai = AsyncOpenAI(base_url=model.base_url, api_key="scripted", max_retries=0)
+        chat = OpenAIChatCompletionsModel(model="scripted", openai_client=openai)
+
+        async def agents_sdk() -> None:
+            async with AsyncGraphMemClient(served.url, served.alice) as client:
+                agent = Agent[MemoryContext](name="a", model=chat, tools=memory_tools(client))
+                session = GraphMemSession(client, context)
+                model.script(chat_reply("Noted."))
+                await Runner.run(
+                    agent, "I'm allergic to peanuts.", session=session, context=context
+                )
+                model.script(tool_call_reply("recall_memory", {"query": "food"}), chat_reply("Ok"))
+                later = MemoryContext(owner, "chat-2")
+                await Runner.run(agent, "What can't I eat?", context=later)
+                assert await session.pop_item() == {"role": "assistant", "content": "Noted."}
+
+        asyncio.run(agents_sdk())
+        assert "allergic to peanuts" in json.dumps(model.requests[2]["body"]["messages"])
+        with GraphMemClient(served.url, served.alice) as client:
+            assert [turn.text for turn in client.turns(owner, session="chat-1")] == [
+                "I'm allergic to peanuts."
+            ]
+            agent = create_agent(
+                model=ChatOpenAI(
+                    model="scripted", base_url=model.base_url, api_key="scripted", max_retries=0
+                ),
+                middleware=[GraphMemMiddleware(client)],
+                context_schema=MemoryContext,
+            )
+            model.script(chat_reply("Avoid peanuts."))
+            asked: Any = {"messages": [{"role": "user", "content": "Which food is risky for me?"}]}
+            agent.invoke(asked, context=MemoryContext(owner, "chat-3"))
+            assert "allergic to peanuts" in model.requests[-1]["body"]["messages"][0]["content"]
+            assert client.turns(owner, session="chat-3", last=1)[0].text == "Avoid peanuts."
 
 
 def test_a_key_for_alice_is_refused_on_bobs_memory_by_every_route(served: Served) -> None:
