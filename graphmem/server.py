@@ -683,7 +683,9 @@ async def turns(
     owner: Owner,
     memory: Served,
     session: Annotated[str, Query(description='the session ("" for turns without one)')],
-    last: Annotated[int | None, Query(description="only the last this many; default: all")] = None,
+    last: Annotated[
+        int | None, Query(ge=0, description="only the last this many; default: all")
+    ] = None,
 ) -> list[Turn]:
     """GraphMem.turns: the turns of one session in the order received."""
     return await memory.turns(owner, session=session, last=last)

@@ -207,7 +207,9 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         assert [turn.text for turn in client.turns(owner, session="", last=1)] == [
             "I moved to Lyon."
         ]
-        with pytest.raises(InvalidInputError, match="last is -1"):
+        with pytest.raises(
+            InvalidInputError, match="query.last: Input should be greater than or equal to 0"
+        ):
             client.turns(owner, session="", last=-1)
         assert owner in client.owners()
         assert served.ben not in client.owners()
