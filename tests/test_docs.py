@@ -30,7 +30,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import redirect_stdout
+from contextlib import ExitStack, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: TID251
 import graphmem.errors
 from graphmem import GraphMem
 from graphmem.cli import parser
+from graphmem.testing import Reply, chat_reply, scripted_openai_server, tool_call_reply
 
 from .conftest import ROOT, Neo4jServer, clean_env
 
@@ -53,6 +54,10 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 comments translated): tests/test_readme.py keeps it so."""
 NEO4J_PAGES = {"docs/neo4j.md": ("ada",)}
 """Pages that talk to Neo4j, with the owners they use: forgotten before and after the page."""
+MODEL_PAGES = {"docs/integrations.md"}
+"""Pages whose agents call a chat model: OPENAI_BASE_URL is a scripted one (remembering_model)."""
+FIRST_MEMORY = re.compile(r"^\[1\] \d{4}-\d\d-\d\d \d\d:\d\d (.+)$", re.MULTILINE)
+"""The first memory of a rendered recall, after its number and time."""
 BIN = Path(sys.executable).parent
 """The folder of the installed `graphmem` (the virtualenv's bin)."""
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
@@ -395,6 +400,33 @@ STAND_INS: dict[str, Callable[[Page, Block], None]] = {
 """Blocks not run as written, by their first line (comments aside), and what checks them."""
 
 
+def content_text(message: dict[str, Any]) -> str:
+    """The text of a chat message, whose content is a string or a list of parts."""
+    content = message.get("content") or ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content)
+
+
+def remembering_model(body: dict[str, Any]) -> Reply:
+    """The chat model of the integrations page, scripted: it calls a memory tool when it may
+    (observe for a statement, where offered; else recall), then says the first memory that a
+    tool's answer or its instructions hold, or "Noted." when there is none."""
+    messages = body["messages"]
+    asked = max(place for place, message in enumerate(messages) if message["role"] == "user")
+    text = content_text(messages[asked])
+    answered = [content_text(message) for message in messages[asked + 1 :]]
+    offered = {tool["function"]["name"] for tool in body.get("tools", [])}
+    if not answered and "observe" in offered and not text.endswith("?"):
+        return tool_call_reply("observe", {"text": text, "message_id": f"said-{len(text)}"})
+    recall = next((name for name in ("recall_memory", "recall") if name in offered), None)
+    if not answered and recall is not None:
+        return tool_call_reply(recall, {"query": text})
+    told = [content_text(message) for message in messages if message["role"] == "system"]
+    remembered = FIRST_MEMORY.search("\n".join(answered + told))
+    return chat_reply("Noted." if remembered is None else f"You told me: {remembered[1]}")
+
+
 def page_param(page: Path) -> Any:
     name = str(page.relative_to(ROOT))
     marks = [pytest.mark.neo4j] if name in NEO4J_PAGES else []
@@ -415,12 +447,23 @@ def test_the_code_of_each_page_runs(
     for named in re.findall(r"--owner (\S+)|owner => '([^']+)'", code):
         assert not owners or set(named) - {""} <= set(owners), f"add {named} to NEO4J_PAGES"
     forget_owners(server, owners)
-    try:
-        for block in blocks(page):
-            running.run(block)
-    finally:
-        running.close()
-        forget_owners(server, owners)
+    with ExitStack() as stack:
+        if str(page.relative_to(ROOT)) in MODEL_PAGES:
+            model = stack.enter_context(scripted_openai_server(remembering_model))
+            running.export(
+                {
+                    "OPENAI_BASE_URL": model.base_url,
+                    "OPENAI_API_KEY": "scripted",
+                    "OPENAI_AGENTS_DISABLE_TRACING": "1",
+                    "PATH": running.env["PATH"],  # an agent's MCP server finds the CLI
+                }
+            )
+        try:
+            for block in blocks(page):
+                running.run(block)
+        finally:
+            running.close()
+            forget_owners(server, owners)
 
 
 def forget_owners(server: Neo4jServer | None, owners: tuple[str, ...]) -> None:

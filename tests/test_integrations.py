@@ -131,11 +131,14 @@ def test_the_recall_goes_into_the_instructions_when_asked(
         await Runner.run(agent, ALLERGY, session=GraphMemSession(face, context), context=context)
         model.script(chat_reply("Avoid peanuts."))
         later = MemoryContext(owner, "chat-2")
-        await Runner.run(agent, "Any food I should avoid?", context=later, run_config=config)
+        session = GraphMemSession(face, later)  # stores the question before the model answers
+        question = "Any food I should avoid?"
+        await Runner.run(agent, question, context=later, session=session, run_config=config)
         [system, *_] = model.requests[-1]["body"]["messages"]
         assert system["role"] == "system"
         assert system["content"].startswith("You are a helpful assistant.\n\n" + REMEMBERED)
         assert ALLERGY in system["content"]
+        assert question not in system["content"]  # the input says it already
 
     asyncio.run(conversations())
 

@@ -208,7 +208,7 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
             "I moved to Lyon."
         ]
         with pytest.raises(
-            InvalidInputError, match="query.last: Input should be greater than or equal to 0"
+            InvalidInputError, match=r"query\.last: Input should be greater than or equal to 0"
         ):
             client.turns(owner, session="", last=-1)
         assert owner in client.owners()

@@ -10,7 +10,7 @@ framework asks: a recall rendered with the message each memory came from (which
 """
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -130,6 +130,34 @@ def synchronous(memory: Memory) -> GraphMem | GraphMemClient:
             " synchronous ones"
         )
     return memory.memory if isinstance(memory, AsyncGraphMem) else memory
+
+
+def unseen(recall: Recall, seen: Collection[str]) -> Recall:
+    """The recall without the memories whose text the model already reads in its input.
+
+    An agent's input holds its conversation, and a session stores a message before the model
+    answers it: a recall of the latest message finds that very message, and often the turns
+    before it. They are left out (with the links and evocations that were theirs), so what a
+    recall adds to the prompt is what the prompt lacks.
+    """
+    texts = set(seen)
+    memories = [item for item in recall.memories if item.memory.text not in texts]
+    kept = {item.memory.id for item in memories}
+    return recall.model_copy(
+        update={
+            "memories": memories,
+            "links": [link for link in recall.links if {link.source, link.target} <= kept],
+            "impressions": [
+                impression.model_copy(
+                    update={
+                        "memories": [memory for memory in impression.memories if memory in kept]
+                    }
+                )
+                for impression in recall.impressions
+                if kept.intersection(impression.memories)
+            ],
+        }
+    )
 
 
 def recalled_text(recall: Recall) -> str:

@@ -3,8 +3,9 @@
 For `create_agent(..., middleware=[GraphMemMiddleware(memory)], context_schema=MemoryContext)`,
 each run invoked with `context=MemoryContext(owner, session)`:
 - before the model is called, the user's latest message is recalled (within `max_tokens`
-  tokens) and the recall's subgraph kept in the state (`graphmem_recall`, `Recall.as_json()`),
-  its rendered text (`graphmem_context`) added to the system message;
+  tokens; base.unseen leaves out what the messages already say) and the recall's subgraph
+  kept in the state (`graphmem_recall`, `Recall.as_json()`), its rendered text
+  (`graphmem_context`) added to the system message;
 - after the model answered, the new messages (the user's since the model's last answer, and
   the answer when it has text) are observed as turns of the owner's session, by their ids.
 `memory_tools(memory)` are the tools recall_memory, forget_message and profile for the run
@@ -43,6 +44,7 @@ from graphmem.integrations.base import (
     profile_text,
     recalled_text,
     synchronous,
+    unseen,
     with_remembered,
 )
 from graphmem.results import Recall
@@ -90,9 +92,15 @@ def new_messages(messages: Sequence[AnyMessage], session: str) -> list[dict[str,
     ]
 
 
-def recalled_state(recall: Recall) -> dict[str, Any]:
-    """The state update that holds a recall: its subgraph and its rendered text."""
-    return {"graphmem_recall": recall.as_json(), "graphmem_context": recall.render()}
+def texts_of(messages: Sequence[AnyMessage]) -> list[str]:
+    """The texts of the messages the model reads."""
+    return [message.text for message in messages]
+
+
+def recalled_state(recall: Recall, messages: Sequence[AnyMessage]) -> dict[str, Any]:
+    """The state update that holds a recall of what the messages lack: subgraph and text."""
+    news = unseen(recall, texts_of(messages))
+    return {"graphmem_recall": news.as_json(), "graphmem_context": news.render()}
 
 
 def with_context(request: ModelRequest[Any]) -> ModelRequest[Any]:
@@ -134,8 +142,8 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
         if question is None:
             return None
         owner = memory_context(runtime.context).owner
-        memory = synchronous(self._memory)
-        return recalled_state(memory.recall(owner, question, max_tokens=self._max_tokens))
+        recall = synchronous(self._memory).recall(owner, question, max_tokens=self._max_tokens)
+        return recalled_state(recall, state["messages"])
 
     async def abefore_model(
         self, state: GraphMemState, runtime: Runtime[MemoryContext]
@@ -145,8 +153,8 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
         if question is None:
             return None
         owner = memory_context(runtime.context).owner
-        memory = awaitable(self._memory)
-        return recalled_state(await memory.recall(owner, question, max_tokens=self._max_tokens))
+        recall = await awaitable(self._memory).recall(owner, question, max_tokens=self._max_tokens)
+        return recalled_state(recall, state["messages"])
 
     def wrap_model_call(
         self,
@@ -190,11 +198,13 @@ def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[Bas
 
     def recall_memory(query: str, runtime: ToolRuntime[MemoryContext]) -> str:
         owner = memory_context(runtime.context).owner
-        return recalled_text(synchronous(memory).recall(owner, query, max_tokens=max_tokens))
+        recall = synchronous(memory).recall(owner, query, max_tokens=max_tokens)
+        return recalled_text(unseen(recall, texts_of(runtime.state["messages"])))
 
     async def arecall_memory(query: str, runtime: ToolRuntime[MemoryContext]) -> str:
         owner = memory_context(runtime.context).owner
-        return recalled_text(await awaitable(memory).recall(owner, query, max_tokens=max_tokens))
+        recall = await awaitable(memory).recall(owner, query, max_tokens=max_tokens)
+        return recalled_text(unseen(recall, texts_of(runtime.state["messages"])))
 
     def forget_message(message_id: str, runtime: ToolRuntime[MemoryContext]) -> str:
         owner = memory_context(runtime.context).owner

@@ -39,6 +39,7 @@ from graphmem.integrations.base import (
     memory_context,
     profile_text,
     recalled_text,
+    unseen,
     with_remembered,
 )
 from graphmem.model import Turn, is_agent
@@ -64,6 +65,11 @@ def said(item: Mapping[str, Any]) -> tuple[str, str] | None:
             if isinstance(part, Mapping) and isinstance(part.get("text"), str)
         )
     return (role, text) if text.strip() else None
+
+
+def texts_of(items: list[TResponseInputItem]) -> list[str]:
+    """The texts of the messages among input items."""
+    return [text for _, text in filter(None, map(said, cast("list[Mapping[str, Any]]", items)))]
 
 
 def item_of(turn: Turn) -> TResponseInputItem:
@@ -140,7 +146,8 @@ def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[Too
     async def recall_memory(wrapper: RunContextWrapper[Any], query: str) -> str:
         """The owner's recall of the query, for the model."""
         owner = memory_context(wrapper.context).owner
-        return recalled_text(await remembering.recall(owner, query, max_tokens=max_tokens))
+        recall = await remembering.recall(owner, query, max_tokens=max_tokens)
+        return recalled_text(unseen(recall, texts_of(wrapper.turn_input)))
 
     @function_tool(description_override=FORGET_TOOL, failure_error_function=told_to_model)
     async def forget_message(wrapper: RunContextWrapper[Any], message_id: str) -> str:
@@ -162,27 +169,28 @@ class RecallIntoInstructions:
 
     Before each model call, the run context's owner recalls the latest user message of the
     input (within `max_tokens` tokens), and the rendered memories go after the instructions
-    (base.with_remembered). A run calls the model again after each tool call with the same latest
-    message: the recall of the last (owner, message) is kept and given again, so a message
-    recalls (and wakes its memories) once.
+    (base.with_remembered), without what the input already says (base.unseen). A run calls
+    the model again after each tool call with the same messages: the recall of the last owner
+    and messages is kept and given again, so a run recalls (and wakes its memories) once.
     """
 
     def __init__(self, memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> None:
         self._memory = awaitable(memory)
         self._max_tokens = max_tokens
-        self._last: tuple[tuple[str, str], str] | None = None
+        self._last: tuple[tuple[str, ...], str] | None = None
 
     async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
         """The model's input unchanged, its instructions with the recall after them."""
         given = data.model_data
         owner = memory_context(data.context).owner
-        messages = filter(None, map(said, cast("list[Mapping[str, Any]]", given.input)))
+        messages = list(filter(None, map(said, cast("list[Mapping[str, Any]]", given.input))))
         latest = [text for role, text in messages if role == "user"][-1:]
         if not latest:
             return given
-        key = (owner, latest[0])
+        conversation = [text for _, text in messages]
+        key = (owner, *conversation)
         if self._last is None or self._last[0] != key:
             recall = await self._memory.recall(owner, latest[0], max_tokens=self._max_tokens)
-            self._last = (key, recall.render())
+            self._last = (key, unseen(recall, conversation).render())
         instructions = with_remembered(given.instructions, self._last[1])
         return ModelInputData(input=given.input, instructions=instructions)

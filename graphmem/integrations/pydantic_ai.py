@@ -35,6 +35,7 @@ from graphmem.integrations.base import (
     memory_context,
     profile_text,
     recalled_text,
+    unseen,
     with_remembered,
 )
 
@@ -66,6 +67,11 @@ def said_in(messages: list[ModelMessage], session: str) -> list[dict[str, Any]]:
     ]
 
 
+def texts_of(messages: list[ModelMessage]) -> list[str]:
+    """The texts of the user's prompts and the model's answers among messages."""
+    return [item["text"] for item in said_in(messages, "")]
+
+
 def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> FunctionToolset[Any]:
     """The tools recall_memory, forget_message and profile, for the owner of the run's deps."""
     remembering = awaitable(memory)
@@ -75,9 +81,10 @@ def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> Functi
     async def recall_memory(ctx: RunContext[MemoryContext], query: str) -> str:
         owner = memory_context(ctx.deps).owner
         try:
-            return recalled_text(await remembering.recall(owner, query, max_tokens=max_tokens))
+            recall = await remembering.recall(owner, query, max_tokens=max_tokens)
         except GraphMemError as error:
             raise ModelRetry(f"graphmem refused: {error}") from error
+        return recalled_text(unseen(recall, texts_of(ctx.messages)))
 
     @toolset.tool(name="forget_message", description=FORGET_TOOL)
     async def forget_message(ctx: RunContext[MemoryContext], message_id: str) -> str:
@@ -98,9 +105,8 @@ def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> Functi
 class GraphMemCapability(AbstractCapability[Any]):
     """The memory's instructions, tools and observing, as one capability of an agent.
 
-    The instructions are asked for before each model request of a run, all with the same
-    prompt: the recall of the last (owner, prompt) is kept and given again, so a prompt recalls
-    (and wakes its memories) once.
+    The instructions are asked for before each model request of a run: the recall of the last
+    (owner, run) is kept and given again, so a run recalls (and wakes its memories) once.
     """
 
     def __init__(self, memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> None:
@@ -123,9 +129,11 @@ class GraphMemCapability(AbstractCapability[Any]):
         prompt = prompt_text(ctx.prompt)
         if not prompt.strip():
             return None
-        if self._last is None or self._last[0] != (owner, prompt):
+        run = ctx.run_id or prompt
+        if self._last is None or self._last[0] != (owner, run):
             recall = await self._memory.recall(owner, prompt, max_tokens=self._max_tokens)
-            self._last = ((owner, prompt), with_remembered(None, recall.render()))
+            news = unseen(recall, [prompt, *texts_of(ctx.messages)])
+            self._last = ((owner, run), with_remembered(None, news.render()))
         return self._last[1]
 
     async def after_run(
