@@ -210,7 +210,7 @@ class AsyncGraphMem:
         """GraphMem.forget_message, awaitable."""
         return await self._run(self.memory.forget_message, owner, message_id)
 
-    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, awaitable."""
         return await self._run(self.memory.turns, owner, session=session, last=last)
 

@@ -971,7 +971,7 @@ def add_counting(
         "turns", parents=[owned], help="one session's turns in order, with their message ids"
     )
     turns.add_argument(
-        "--session", required=True, help='the session ("" for the turns without one)'
+        "--session", default="", help="the session (default: the turns observed without one)"
     )
     turns.add_argument("--last", type=int, metavar="N", help="only the last N turns (default: all)")
     turns.add_argument("--json", action="store_true", help="print the turns as a JSON list")

@@ -414,7 +414,7 @@ class GraphMemClient(_Client):
         params = {} if at is None else {"at": at.isoformat()}
         return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
 
-    def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP."""
         return self._do(Calls.turns(owner, session, last))
 
@@ -613,7 +613,7 @@ class AsyncGraphMemClient(_Client):
         params = {} if at is None else {"at": at.isoformat()}
         return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
 
-    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP, awaitable."""
         return await self._do(Calls.turns(owner, session, last))
 

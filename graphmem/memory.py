@@ -449,7 +449,7 @@ class GraphMem:
             checked(check_identifier, message_id)
             return self._forget.forget_message(owner, message_id)
 
-    def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """The turns of one session in the order received: all, or the `last` of them.
 
         A session's history as stored ("" is the turns observed without a session); a turn's

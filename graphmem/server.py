@@ -682,7 +682,9 @@ async def forget_message(owner: Owner, body: MessageRef, memory: Served) -> Forg
 async def turns(
     owner: Owner,
     memory: Served,
-    session: Annotated[str, Query(description='the session ("" for turns without one)')],
+    session: Annotated[
+        str, Query(description='the session; "" (default) for turns without one')
+    ] = "",
     last: Annotated[
         int | None, Query(ge=0, description="only the last this many; default: all")
     ] = None,

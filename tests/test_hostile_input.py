@@ -1595,6 +1595,8 @@ class HttpRoute:
     path: str
     body: type[BaseModel] | None
     query: tuple[str, ...]
+    times: tuple[str, ...]
+    """The query parameters that are times."""
 
     def __str__(self) -> str:
         return f"{self.method} {self.path}"
@@ -1619,9 +1621,14 @@ def http_routes() -> list[HttpRoute]:
             body = None if body_field is None else body_field.field_info.annotation
             dependant = route.dependant  # type: ignore[attr-defined]
             query = tuple(parameter.name for parameter in dependant.query_params)
+            times = tuple(
+                parameter.name
+                for parameter in dependant.query_params
+                if mentions(parameter.field_info.annotation, datetime)
+            )
             path: str = getattr(route, "path", "")
             found += [
-                HttpRoute(name, method, path, body, query)
+                HttpRoute(name, method, path, body, query, times)
                 for method in sorted(getattr(route, "methods", set()))
             ]
     return found
@@ -2374,7 +2381,12 @@ def field_inputs(run: HttpRun) -> list[HttpInput]:
                         what = f"{body_field.path} = {name}"
                         found.append(HttpInput(what, route, url, body, None, stored, names))
         for parameter in route.query:
-            for name, value, stored in TIMES:
+            values = (
+                TIMES
+                if parameter in route.times
+                else [(name, value, None) for name, value in TYPE_JUNK]
+            )
+            for name, value, stored in values:
                 query = f"{parameter}={quote(str(value), errors='surrogatepass')}"
                 what = f"?{parameter}= {name}"
                 if len(query) > 60_000:  # too long for httpx: as bytes

@@ -76,7 +76,7 @@ class AsyncMemory(Protocol):
     async def recall(self, owner: str, query: str, *, max_tokens: int | None = None) -> Recall:
         """GraphMem.recall."""
 
-    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns."""
 
     async def forget_message(self, owner: str, message_id: str) -> Forgotten:
@@ -102,7 +102,7 @@ class _InThread:
         """GraphMem.recall, in a worker thread."""
         return await asyncio.to_thread(self._memory.recall, owner, query, max_tokens=max_tokens)
 
-    async def turns(self, owner: str, *, session: str, last: int | None = None) -> list[Turn]:
+    async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, in a worker thread."""
         return await asyncio.to_thread(self._memory.turns, owner, session=session, last=last)
 

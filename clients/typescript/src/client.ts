@@ -218,7 +218,7 @@ export class GraphMemClient {
   }
 
   /** GraphMem.turns: the turns of one session in the order received (the last `last` if given). */
-  turns(owner: string, query: TurnsQuery): Promise<Turn[]> {
+  turns(owner: string, query: TurnsQuery = {}): Promise<Turn[]> {
     return this.get(ownerPath(owner, 'turns'), query);
   }
 

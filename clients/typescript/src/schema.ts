@@ -2659,9 +2659,9 @@ export interface operations {
     };
     turns_v1_owners__owner__turns_get: {
         parameters: {
-            query: {
-                /** @description the session ("" for turns without one) */
-                session: string;
+            query?: {
+                /** @description the session; "" (default) for turns without one */
+                session?: string;
                 /** @description only the last this many; default: all */
                 last?: number | null;
             };
