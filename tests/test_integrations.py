@@ -194,6 +194,10 @@ def test_a_recall_for_a_model_names_the_messages_to_forget(memory: GraphMem, own
     assert ALLERGY in text
     assert text.endswith("said in messages (for forget_message): [1] m-allergy")
     assert recalled_text(memory.recall(owner + "-nobody", "peanuts")) == "(no related memories)"
+    profiled = memory.recall(owner + "-nobody", "peanuts").model_copy(
+        update={"profile": ["allergy: peanuts — I'm allergic to peanuts."]}
+    )
+    assert recalled_text(profiled) == "allergy: peanuts — I'm allergic to peanuts."
 
 
 def test_a_langchain_agent_recalls_into_its_system_message_and_forgets_by_tool(

@@ -162,7 +162,7 @@ def unseen(recall: Recall, seen: Collection[str]) -> Recall:
 
 def recalled_text(recall: Recall) -> str:
     """A recall for a model to read: the rendered subgraph, then each memory's messages."""
-    if not recall.memories:
+    if not recall.memories and not recall.profile:
         return "(no related memories)"
     sources = [
         f"[{number}] " + ", ".join(turn.id for turn in item.turns)
