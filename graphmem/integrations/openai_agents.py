@@ -67,9 +67,9 @@ def said(item: Mapping[str, Any]) -> tuple[str, str] | None:
     return (role, text) if text.strip() else None
 
 
-def texts_of(items: list[TResponseInputItem]) -> list[str]:
-    """The texts of the messages among input items."""
-    return [text for _, text in filter(None, map(said, cast("list[Mapping[str, Any]]", items)))]
+def messages_of(items: list[TResponseInputItem]) -> list[tuple[str, str]]:
+    """The role and text of each message among input items (`said`), in order."""
+    return list(filter(None, map(said, cast("list[Mapping[str, Any]]", items))))
 
 
 def item_of(turn: Turn) -> TResponseInputItem:
@@ -109,7 +109,7 @@ class GraphMemSession:
                 "session": self.session_id,
                 "message_id": str(uuid.uuid4()),
             }
-            for role, text in filter(None, map(said, cast("list[Mapping[str, Any]]", items)))
+            for role, text in messages_of(items)
         ]
         if messages:
             await self._memory.observe_many(self._owner, messages)
@@ -147,7 +147,8 @@ def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[Too
         """The owner's recall of the query, for the model."""
         owner = memory_context(wrapper.context).owner
         recall = await remembering.recall(owner, query, max_tokens=max_tokens)
-        return recalled_text(unseen(recall, texts_of(wrapper.turn_input)))
+        seen = [text for _, text in messages_of(wrapper.turn_input)]
+        return recalled_text(unseen(recall, seen))
 
     @function_tool(description_override=FORGET_TOOL, failure_error_function=told_to_model)
     async def forget_message(wrapper: RunContextWrapper[Any], message_id: str) -> str:
@@ -183,7 +184,7 @@ class RecallIntoInstructions:
         """The model's input unchanged, its instructions with the recall after them."""
         given = data.model_data
         owner = memory_context(data.context).owner
-        messages = list(filter(None, map(said, cast("list[Mapping[str, Any]]", given.input))))
+        messages = messages_of(given.input)
         latest = [text for role, text in messages if role == "user"][-1:]
         if not latest:
             return given

@@ -48,8 +48,8 @@ def prompt_text(prompt: object) -> str:
     return "\n".join(part for part in parts if isinstance(part, str))
 
 
-def said_in(messages: list[ModelMessage], session: str) -> list[dict[str, Any]]:
-    """The user's prompts and the model's texts among a run's messages, as items to observe."""
+def spoken(messages: list[ModelMessage]) -> list[tuple[str, str]]:
+    """The speaker and text of the user's prompts and the model's texts among messages."""
     said: list[tuple[str, str]] = []
     for message in messages:
         if isinstance(message, ModelRequest):
@@ -60,16 +60,20 @@ def said_in(messages: list[ModelMessage], session: str) -> list[dict[str, Any]]:
             ]
         elif isinstance(message, ModelResponse) and message.text:
             said.append(("assistant", message.text))
+    return [(speaker, text) for speaker, text in said if text.strip()]
+
+
+def said_in(messages: list[ModelMessage], session: str) -> list[dict[str, Any]]:
+    """The user's prompts and the model's texts among a run's messages, as items to observe."""
     return [
         {"text": text, "speaker": speaker, "session": session, "message_id": str(uuid.uuid4())}
-        for speaker, text in said
-        if text.strip()
+        for speaker, text in spoken(messages)
     ]
 
 
 def texts_of(messages: list[ModelMessage]) -> list[str]:
     """The texts of the user's prompts and the model's answers among messages."""
-    return [item["text"] for item in said_in(messages, "")]
+    return [text for _, text in spoken(messages)]
 
 
 def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> FunctionToolset[Any]:
