@@ -94,7 +94,7 @@ class Ingestion:
         self._unanswered: set[tuple[str, str]] = set()
         """(owner, turn id) of the pending turns the model could not answer about, alone, in
         this process: `complete_pending` leaves them to the sleep job, which asks once more."""
-        self._offline = OfflineCognition()
+        self._offline = OfflineCognition(embedder=embedder)
         """Perceives a turn the model cannot answer about even alone, asked twice."""
         self._chunk_turns = chunk_turns
         """How many turns are derived at once: `chunk_turns`, halved when the model's context

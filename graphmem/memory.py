@@ -102,7 +102,7 @@ class GraphMem:
         self._store = store
         self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
-        cognition = OfflineCognition() if cognition is None else cognition
+        cognition = OfflineCognition(embedder=embedder) if cognition is None else cognition
         self._cognition = CountedCognition(cognition)
         self._cognition_name = cognition_name(cognition)
         self._attention = AttentionPolicy() if attention is None else attention

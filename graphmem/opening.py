@@ -60,7 +60,7 @@ def open_parts(
         cached = CachedEmbedder(embedder, settings.embedding_cache)
         opened.callback(cached.close)
         if cognition is None:
-            cognition = OfflineCognition()
+            cognition = OfflineCognition(embedder=cached)
             if endpoint is not None and model_cognition:
                 cognition = OpenAICognition(endpoint, settings.openai_chat_model)
         store: Store

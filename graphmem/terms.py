@@ -111,6 +111,23 @@ def words(text: str) -> frozenset[str]:
     )
 
 
+@functools.lru_cache(maxsize=65_536)
+def written_words(text: str) -> tuple[str, ...]:
+    """Content words as written (lower case, not stemmed), each once, in order.
+
+    What the offline cognition compares by meaning word by word (cognition.meaning): a stem
+    such as "allerg" is no word an embedder knows.
+    """
+    lowered = text.lower()
+    found = [
+        word
+        for word in WORD.findall(lowered)
+        if word not in STOPWORDS and len(word) > 2 and not word.isdigit()
+    ]
+    found += [word for run in HAN.findall(lowered) for word in _chinese_words(run)]
+    return tuple(dict.fromkeys(found))
+
+
 def mentions(text: str, cues: tuple[str, ...]) -> bool:
     """Whether a text mentions any cue: Chinese anywhere, English at a word start (short: whole)."""
     return _cue_pattern(cues).search(text.lower()) is not None

@@ -46,6 +46,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
+from graphmem.cognition import prototypes
 from graphmem.cognition.base import (
     AttentionLabel,
     AttentionQuestion,
@@ -82,6 +83,8 @@ from graphmem.cognition.lexicon import (
     UPDATE_SLOTS,
     Cues,
 )
+from graphmem.cognition.meaning import Meaning, Said, language
+from graphmem.embedding import Embedder
 from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
 
@@ -106,15 +109,31 @@ def first_match(text: str, sets: Iterable[Cues]) -> Cues | None:
     return next((cues for cues in sets if mentions(text, cues.words)), None)
 
 
+SALIENCE_VALUES = {cues.name: cues.value for cues in SALIENCE}
+OTHER_COMPLAINT = "a complaint of another kind"
+NO_EVENT = "no event"
+NOT_EVENTS = (
+    *prototypes.OTHER_COMPLAINTS,
+    *(line for lines in prototypes.MOOD.values() for line in lines),
+)
+"""What tells of no event, though near events: a complaint no illness explains, a mood."""
+MOOD_VALUES = {cues.name: cues.value for cues in MOOD}
+
+
+def speaker_salience(value: float, text: str) -> float:
+    """A salience cue's value, one point more when the text speaks of the speaker themself."""
+    bonus = FIRST_PERSON_BONUS if FIRST_PERSON.search(text.lower()) else 0.0
+    return min(value + bonus, 10.0)
+
+
 @functools.lru_cache(maxsize=4096)
 def salience(text: str) -> tuple[float, str]:
-    """An item's own salience and the reason for it."""
+    """An item's own salience by its words, and the reason for it."""
     ranked = sorted(SALIENCE, key=lambda cues: -cues.value)
     found = first_match(text, ranked)
     if found is None:
         return BASE_SALIENCE, "no salience cue"
-    bonus = FIRST_PERSON_BONUS if FIRST_PERSON.search(text.lower()) else 0.0
-    return min(found.value + bonus, 10.0), f"{found.name} cue"
+    return speaker_salience(found.value, text), f"{found.name} cue"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -198,8 +217,11 @@ def shorten(text: str, limit: int) -> str:
     return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
 
 
-def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
-    """An update by slot, contradiction by mood or negation, duplicate or support by words."""
+def judge_fact(new: str, old: str, old_belief: float, moods: tuple[float, float]) -> FactJudgement:
+    """An update by slot, contradiction by mood or negation, duplicate or support by words.
+
+    `moods` are the new and the old statement's moods (+1, -1 or 0, as `mood` gives them).
+    """
     old_values = slot_values(old)
     for slot, value in slot_values(new).items():
         if slot in old_values and old_values[slot] != value:
@@ -209,7 +231,7 @@ def judge_fact(new: str, old: str, old_belief: float) -> FactJudgement:
                 reason=f"a new {slot[0]}: {old_values[slot]} -> {value}",
             )
     shared = overlap(new, old)
-    new_mood, old_mood = mood(new), mood(old)
+    new_mood, old_mood = moods
     if new_mood * old_mood < 0:
         return FactJudgement(relation="contradicts", belief=1 - old_belief, reason="opposite moods")
     if shared >= CONTRADICTION_OVERLAP and negated(new) != negated(old):
@@ -239,25 +261,27 @@ COMMON_KNOWLEDGE = tuple(
 )
 
 
-def salient_lines(dialogue: Dialogue) -> str:
-    """The most salient lines of a dialogue, in order, as they were said."""
-    ranked = sorted(
-        range(len(dialogue.lines)), key=lambda index: -salience(dialogue.lines[index].text)[0]
-    )
+def salient_lines(dialogue: Dialogue, saliences: Sequence[float]) -> str:
+    """The most salient lines of a dialogue (each line's salience given), in order, as said."""
+    ranked = sorted(range(len(dialogue.lines)), key=lambda index: -saliences[index])
     chosen = sorted(ranked[:SUMMARY_LINES])
     return " ".join(
         f"{dialogue.lines[index].speaker}: {dialogue.lines[index].text}" for index in chosen
     )
 
 
-def event_tags(dialogue: Dialogue) -> list[EventTag]:
-    """One tag per event category whose cues the dialogue mentions."""
+def event_tags(dialogue: Dialogue, told: Sequence[str | None]) -> list[EventTag]:
+    """One tag per event category whose cues the dialogue mentions or whose events it tells.
+
+    `told` is, for each line, the category of event it tells of by meaning, if any.
+    """
     events = []
     for category in EVENT_CATEGORIES:
         positions = [
             position
             for position, line in enumerate(dialogue.lines)
-            if not is_agent(line.speaker) and mentions(line.text, category.words)
+            if not is_agent(line.speaker)
+            and (mentions(line.text, category.words) or told[position] == category.name)
         ]
         if positions:
             texts = [dialogue.lines[position].text for position in positions]
@@ -274,39 +298,62 @@ def event_tags(dialogue: Dialogue) -> list[EventTag]:
 
 
 class OfflineCognition:
-    """Deterministic rules over cue words, content words and terms; see the module docstring.
+    """Deterministic rules over cue words, content words, terms and meaning; see the docstring.
 
     `knowledge` is the causal knowledge it brings to inferences beside the question's rules.
+    Given an `embedder`, it also understands by meaning (cognition.meaning); without one, by
+    words alone.
     """
 
-    def __init__(self, knowledge: Sequence[CausalRule] = COMMON_KNOWLEDGE) -> None:
+    def __init__(
+        self, knowledge: Sequence[CausalRule] = COMMON_KNOWLEDGE, embedder: Embedder | None = None
+    ) -> None:
         self._knowledge = tuple(knowledge)
+        self._meaning = None if embedder is None else Meaning(embedder)
 
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Own salience, or the attention a related recalled memory passes on, if higher."""
-        score, reason = salience(question.item)
+        [(score, reason)] = self._salience([question.item])
         item_words = words(question.item)
         related = []
         for index, memory in enumerate(question.working_memory):
             memory_words = words(memory.text)
-            shared = item_words & memory_words
-            if shared:
-                strength = len(shared) / min(len(item_words), len(memory_words))
+            shared = sorted(item_words & memory_words)
+            alike = (
+                []
+                if self._meaning is None
+                else self._meaning.alike_words(question.item, memory.text)
+            )
+            through = shared + [f"{word} ~ {other}" for word, other in alike]
+            if through:
+                smaller = max(1, min(len(item_words), len(memory_words)))
+                strength = min(1.0, len(through) / smaller)
                 related.append(Relation(index=index, strength=round(strength, 3)))
             inherited = INHERITED_SHARE * min(memory.attention, 10.0)
-            if shared and inherited > score:
+            if through and inherited > score:
                 score = inherited
                 reason = (
                     f"bears on a memory of attention {memory.attention:.1f}"
-                    f" ({shorten(memory.text, 60)}) through {', '.join(sorted(shared))}"
+                    f" ({shorten(memory.text, 60)}) through {', '.join(through)}"
                 )
         return AttentionLabel(score=round(score, 3), related=related, reason=reason)
 
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
         """Salient lines (`salient_lines`), events (`event_tags`) and facts (`stated_facts`)."""
+        texts = [line.text for line in dialogue.lines]
+        told = (
+            [None] * len(texts)
+            if self._meaning is None
+            else [
+                None if kind == NO_EVENT else kind
+                for kind in self._meaning.nearest(
+                    texts, {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS}
+                )
+            ]
+        )
         return DialogueDigest(
-            summary=salient_lines(dialogue),
-            events=event_tags(dialogue),
+            summary=salient_lines(dialogue, [score for score, _reason in self._salience(texts)]),
+            events=event_tags(dialogue, told),
             facts=stated_facts(dialogue),
         )
 
@@ -320,11 +367,21 @@ class OfflineCognition:
 
     def judge_facts(self, question: FactComparisons) -> FactJudgements:
         """Each new statement against each of its older ones judged on its own by `judge_fact`."""
+        statements = [comparison.new for comparison in question.comparisons] + [
+            old.text for comparison in question.comparisons for old in comparison.older
+        ]
+        moods = dict(zip(statements, self._moods(statements), strict=True))
         return FactJudgements(
             facts=[
                 JudgedFact(
                     judgements=[
-                        judge_fact(comparison.new, old.text, old.belief) for old in comparison.older
+                        judge_fact(
+                            comparison.new,
+                            old.text,
+                            old.belief,
+                            (moods[comparison.new], moods[old.text]),
+                        )
+                        for old in comparison.older
                     ]
                 )
                 for comparison in question.comparisons
@@ -368,17 +425,30 @@ class OfflineCognition:
         return Perceptions(items=perceptions)
 
     def infer_impressions(self, question: InferenceQuestion) -> Impressions:
-        """Apply each causal rule whose cause the statement matches."""
+        """Apply the rules whose causes' terms the statement holds, else the cause it says.
+
+        What words name, words decide; a statement that names no cause in its terms may say one
+        in other words (`_cause_said`).
+        """
         statement_terms = terms(question.statement)
+        rules = [*question.rules, *self._knowledge]
+        named = [
+            rule
+            for rule in rules
+            if terms(rule.cause)
+            and len(terms(rule.cause) & statement_terms) / len(terms(rule.cause)) >= CAUSE_MATCH
+        ]
+        reasons = {rule.cause: "" for rule in named}
+        if not named:
+            said = self._cause_said(question.statement, rules)
+            if said is not None:
+                named = [rule for rule in rules if rule.cause == said.name]
+                reasons = {said.name: f", by meaning: {', '.join(said.evidence)}"}
         found: dict[str, Impression] = {}
-        for rule in [*question.rules, *self._knowledge]:
-            cause_terms = terms(rule.cause)
-            if not cause_terms:
-                continue
-            match = len(cause_terms & statement_terms) / len(cause_terms)
+        for rule in named:
             belief = rule.sufficiency * question.belief
             earlier = found.get(rule.effect)
-            if match < CAUSE_MATCH or (earlier is not None and earlier.belief >= belief):
+            if earlier is not None and earlier.belief >= belief:
                 continue
             subject = first_match(rule.effect, IMPRESSION_HALF_LIVES)
             found[rule.effect] = Impression(
@@ -387,6 +457,58 @@ class OfflineCognition:
                 half_life_days=DEFAULT_IMPRESSION_HALF_LIFE_DAYS
                 if subject is None
                 else subject.value,
-                reason=f"{rule.cause} -> {rule.effect} (sufficiency {rule.sufficiency:g})",
+                reason=f"{rule.cause} -> {rule.effect}"
+                f" (sufficiency {rule.sufficiency:g}{reasons[rule.cause]})",
             )
         return Impressions(impressions=list(found.values()))
+
+    def _salience(self, texts: Sequence[str]) -> list[tuple[float, str]]:
+        """Each text's salience by its words or, if higher, by the kind of thing it says."""
+        found = [salience(text) for text in texts]
+        if self._meaning is None:
+            return found
+        for index, kind in enumerate(self._meaning.nearest(texts, prototypes.SALIENCE)):
+            if kind is not None:
+                value = speaker_salience(SALIENCE_VALUES[kind], texts[index])
+                if value > found[index][0]:
+                    found[index] = (value, f"{kind}, by meaning")
+        return found
+
+    def _moods(self, texts: Sequence[str]) -> list[float]:
+        """Each text's mood by its words or, when they state none, by meaning."""
+        found = [mood(text) for text in texts]
+        if self._meaning is None:
+            return found
+        unstated = [index for index, value in enumerate(found) if value == 0.0]
+        meant = self._meaning.nearest([texts[index] for index in unstated], prototypes.MOOD)
+        for index, kind in zip(unstated, meant, strict=True):
+            if kind is not None:
+                found[index] = MOOD_VALUES[kind]
+        return found
+
+    def _cause_said(self, statement: str, rules: Sequence[CausalRule]) -> Said | None:
+        """The cause of a rule in the statement's language that it says in other words.
+
+        A cause's prototypes are, for the cognition's own knowledge, its ways of saying it
+        (prototypes.CAUSES; a cause without any is matched by its terms alone) and, for a rule
+        of the owner's, the cause itself. Complaints that no cause explains compete
+        (prototypes.OTHER_COMPLAINTS: an allergy, an injury): a statement that says one of
+        them says no cause. A rule's effect is worded in its cause's language, so a statement
+        in another language is left to rules of its own.
+        """
+        if self._meaning is None:
+            return None
+        said = language(statement)
+        known = {rule.cause for rule in self._knowledge}
+        causes = {
+            rule.cause: prototypes.CAUSES[rule.cause] if rule.cause in known else (rule.cause,)
+            for rule in rules
+            if language(rule.cause) == said
+            and (rule.cause in prototypes.CAUSES or rule.cause not in known)
+        }
+        if not causes:
+            return None
+        cause = self._meaning.says(
+            statement, {**causes, OTHER_COMPLAINT: prototypes.OTHER_COMPLAINTS}
+        )
+        return None if cause is None or cause.name == OTHER_COMPLAINT else cause
