@@ -232,6 +232,12 @@ CHINESE = Told(
 )
 
 
+def cells(row: str) -> list[float | str]:
+    """A row of "attention tier" cells, attention as a number (the last digit may differ with
+    the CPU that runs e5: the recipe is woken by what its embedding finds)."""
+    return [float(cell) if cell[0].isdigit() else cell for cell in row.split()]
+
+
 def check_steps(output: str, told: Told = ENGLISH) -> None:
     """Each step of the demo shows its mechanism in what it prints."""
     labelling = step(output, 1)
@@ -258,7 +264,9 @@ def check_steps(output: str, told: Told = ENGLISH) -> None:
 
     wake = step(output, 4)
     recipe = line_with(wake, told.recipe)
-    assert " ".join(recipe.split()[-10:]) == told.recipe_cells
+    assert cells(" ".join(recipe.split()[-10:])) == pytest.approx(
+        cells(told.recipe_cells), abs=0.11
+    )
     assert told.missed in wake
     assert told.reached in wake
     assert told.gained in wake

@@ -15,16 +15,20 @@ either language, across the two, and for any embedder:
   never alike. Words of one stem (graphmem.terms.words) are left to the word rules.
 Texts are embedded as passages and words as queries, through the embedder the cognition was
 given: a cached embedder (embedding.CachedEmbedder) returns a stored text's vector without
-computing it again.
+computing it again. The bundled embedder's vectors of the prototypes, the everyday sentences
+and their words ship in REFERENCE_VECTORS, so that no process spends its first seconds (about
+1,100 texts: 10 s on two cores) embedding them.
 """
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from graphmem.cognition.prototypes import EVERYDAY
+from graphmem.cognition.prototypes import EVERYDAY, SENTENCES
 from graphmem.embedding import Embedder, Purpose
 from graphmem.similarity import Vectors, inner_products
 from graphmem.terms import HAN, words, written_words
@@ -37,6 +41,12 @@ random pairs of turns of three LoCoMo dev conversations, 8% hold a pair of alike
 (27% at 0, 4% at 0.04), where 40-47% share a content word; milk and dairy are alike by 0.05,
 milk and 牛奶 by 0.09, 乳制品 and 牛奶 by 0.04."""
 
+SAYING_MARGIN = 0.01
+"""How much nearer to each other than to small talk a text and a prototype must be for the text
+to say what the prototype says (Meaning.says); being of its kind takes only nearer."""
+REFERENCE_VECTORS = Path(__file__).with_name("reference-vectors.npz")
+"""The bundled embedder's vectors of `reference_texts()`, written by scripts/reference-vectors:
+arrays `model` (the embedder's name), `purposes`, `texts` and `vectors` (float16)."""
 Indices = np.ndarray[Any, np.dtype[np.int64]]
 """Places in LANGUAGES, one per row of a matrix of vectors."""
 Prototypes = Mapping[str, Sequence[str]]
@@ -52,6 +62,46 @@ class Said:
     evidence: tuple[str, ...]
 
 
+def reference_texts() -> list[tuple[Purpose, str]]:
+    """What Meaning compares texts with: prototypes and everyday sentences, and their words."""
+    sentences = sorted(set(SENTENCES))
+    vocabulary = sorted({word for sentence in sentences for word in written_words(sentence)})
+    return [("passage", sentence) for sentence in sentences] + [
+        ("query", word) for word in vocabulary
+    ]
+
+
+def write_reference_vectors(embedder: Embedder, path: Path = REFERENCE_VECTORS) -> None:
+    """Embed `reference_texts()` and write them where Meaning finds them for this embedder."""
+    texts = reference_texts()
+    vectors = [
+        vector
+        for purpose in ("passage", "query")
+        for vector in embedder.embed([text for kind, text in texts if kind == purpose], purpose)
+    ]
+    np.savez_compressed(
+        path,
+        model=np.array(embedder.name),
+        purposes=np.array([purpose for purpose, _text in texts]),
+        texts=np.array([text for _purpose, text in texts]),
+        vectors=np.array(vectors, dtype=np.float16),
+    )
+
+
+@functools.lru_cache(maxsize=2)
+def reference_vectors(model: str, path: Path = REFERENCE_VECTORS) -> dict[tuple[str, str], Vectors]:
+    """The shipped vectors by (purpose, text), if they are the named embedder's; else none."""
+    with np.load(path) as shipped:
+        if str(shipped["model"]) != model:
+            return {}
+        return {
+            (str(purpose), str(text)): vector.astype(np.float64)
+            for purpose, text, vector in zip(
+                shipped["purposes"], shipped["texts"], shipped["vectors"], strict=True
+            )
+        }
+
+
 def language(text: str) -> Language:
     """Chinese if the text holds a Han character, else English."""
     return "zh" if HAN.search(text) else "en"
@@ -64,7 +114,17 @@ class Meaning:
         self._embedder = embedder
         self._everyday: dict[Language, Vectors] = {}
         self._everyday_vocabulary: dict[Language, tuple[list[str], Vectors]] = {}
-        self._prototypes: dict[tuple[str, ...], tuple[Vectors, Vectors, Indices]] = {}
+        self._prototypes: dict[str, tuple[Vectors, Vectors]] = {}
+        self._reference = reference_vectors(embedder.name)
+
+    def read(self, texts: Sequence[str]) -> None:
+        """Embed texts in one batch, for the judgements that follow.
+
+        The embedder's cache (embedding.CachedEmbedder) then holds them: judging items one by
+        one would call the embedder once an item, each call's own cost (~40 ms for e5 on two
+        cores) many times over.
+        """
+        self._vectors(list(dict.fromkeys(texts)), "passage")
 
     def nearest(self, texts: Sequence[str], prototypes: Prototypes) -> list[str | None]:
         """For each text, the name of the prototype it is nearest to of those it is near, if any.
@@ -92,7 +152,7 @@ class Meaning:
         sentences = tuple(names)
         [row] = self._margins([text], sentences)
         for index in np.argsort(-row, kind="stable").tolist():
-            if row[index] <= 0:
+            if row[index] <= SAYING_MARGIN:
                 return None
             evidence = self.common_words(text, sentences[index])
             if evidence:
@@ -121,7 +181,7 @@ class Meaning:
         pairs = []
         for i, word in enumerate(left_words):
             for j, other in enumerate(right_words):
-                if words(word) & words(other):
+                if words(word) & words(other) or _spelt_alike(word, other):
                     continue
                 bar = max(
                     _bar(left_nearest[i][language(other)], other),
@@ -150,20 +210,43 @@ class Meaning:
         return margins
 
     def _vectors(self, texts: Sequence[str], purpose: Purpose) -> Vectors:
-        """The texts' embeddings as unit rows."""
-        return _unit(np.array(self._embedder.embed(list(texts), purpose), dtype=np.float64))
+        """The texts' embeddings as unit rows: shipped ones as shipped, the others embedded."""
+        missing = [text for text in texts if (purpose, text) not in self._reference]
+        embedded = (
+            dict(zip(missing, self._embedder.embed(missing, purpose), strict=True))
+            if missing
+            else {}
+        )
+        return _unit(
+            np.array(
+                [
+                    self._reference[purpose, text] if text not in embedded else embedded[text]
+                    for text in texts
+                ],
+                dtype=np.float64,
+            )
+        )
 
     def _prototype_vectors(self, sentences: tuple[str, ...]) -> tuple[Vectors, Vectors, Indices]:
         """Prototypes' vectors, their bars in each language, and their own languages' places.
 
         A bar is how near a prototype is to the nearest everyday sentence of a language; the
-        columns and the places follow LANGUAGES.
+        columns and the places follow LANGUAGES. Each prototype's are worked out once.
         """
-        if sentences not in self._prototypes:
-            vectors = self._vectors(sentences, "passage")
-            languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
-            self._prototypes[sentences] = (vectors, self._bars(vectors), languages)
-        return self._prototypes[sentences]
+        new = [
+            sentence for sentence in dict.fromkeys(sentences) if sentence not in self._prototypes
+        ]
+        if new:
+            vectors = self._vectors(new, "passage")
+            for sentence, vector, bars in zip(new, vectors, self._bars(vectors), strict=True):
+                self._prototypes[sentence] = (vector, bars)
+        rows = [self._prototypes[sentence] for sentence in sentences]
+        languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
+        return (
+            np.array([vector for vector, _bars in rows]),
+            np.array([bars for _vector, bars in rows]),
+            languages,
+        )
 
     def _bars(self, vectors: Vectors) -> Vectors:
         """For each vector, how near it is to the nearest everyday sentence of each language."""
@@ -208,6 +291,17 @@ class Meaning:
 def _bar(nearest: list[tuple[str, float]], partner: str) -> float:
     """How near a word is to everyday language: its nearest everyday word but its partner."""
     return next(similarity for word, similarity in nearest if word != partner)
+
+
+def _spelt_alike(word: str, other: str) -> bool:
+    """Whether one English word is spelt inside the other (hives, chives).
+
+    An embedder that reads words by their pieces finds such words alike whatever they mean.
+    """
+    if HAN.search(word) or HAN.search(other):
+        return False
+    shorter, longer = sorted((word, other), key=len)
+    return shorter in longer
 
 
 def _unit(matrix: Vectors) -> Vectors:

@@ -117,6 +117,22 @@ NOT_EVENTS = (
     *(line for lines in prototypes.MOOD.values() for line in lines),
 )
 """What tells of no event, though near events: a complaint no illness explains, a mood."""
+NO_MOOD = "no mood"
+NOT_MOODS = tuple(
+    sentence
+    for group in (
+        *(
+            lines
+            for name, lines in prototypes.SALIENCE.items()
+            if name != "life event or strong feeling"
+        ),
+        *prototypes.EVENTS.values(),
+        *prototypes.CAUSES.values(),
+        prototypes.OTHER_COMPLAINTS,
+    )
+    for sentence in group
+)
+"""What states no mood, though near moods: every other kind of prototype but feelings."""
 MOOD_VALUES = {cues.name: cues.value for cues in MOOD}
 
 
@@ -312,24 +328,30 @@ class OfflineCognition:
         self._meaning = None if embedder is None else Meaning(embedder)
 
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
-        """Own salience, or the attention a related recalled memory passes on, if higher."""
-        [(score, reason)] = self._salience([question.item])
+        """Own salience, or the attention a related recalled memory passes on, if higher.
+
+        The item relates to a memory it shares a content word with or, when the memory would
+        pass on more attention than the item has of its own, a word alike in meaning
+        (Meaning.alike_words: milk and dairy): only there do such words change the label, and
+        each new word costs an embedding.
+        """
+        [(own, reason)] = self._salience([question.item])
+        score = own
         item_words = words(question.item)
         related = []
         for index, memory in enumerate(question.working_memory):
             memory_words = words(memory.text)
-            shared = sorted(item_words & memory_words)
+            inherited = INHERITED_SHARE * min(memory.attention, 10.0)
             alike = (
-                []
-                if self._meaning is None
-                else self._meaning.alike_words(question.item, memory.text)
+                self._meaning.alike_words(question.item, memory.text)
+                if self._meaning is not None and inherited > own
+                else []
             )
-            through = shared + [f"{word} ~ {other}" for word, other in alike]
+            through = sorted(item_words & memory_words) + [f"{a} ~ {b}" for a, b in alike]
             if through:
                 smaller = max(1, min(len(item_words), len(memory_words)))
                 strength = min(1.0, len(through) / smaller)
                 related.append(Relation(index=index, strength=round(strength, 3)))
-            inherited = INHERITED_SHARE * min(memory.attention, 10.0)
             if through and inherited > score:
                 score = inherited
                 reason = (
@@ -341,16 +363,9 @@ class OfflineCognition:
     def digest_dialogue(self, dialogue: Dialogue) -> DialogueDigest:
         """Salient lines (`salient_lines`), events (`event_tags`) and facts (`stated_facts`)."""
         texts = [line.text for line in dialogue.lines]
-        told = (
-            [None] * len(texts)
-            if self._meaning is None
-            else [
-                None if kind == NO_EVENT else kind
-                for kind in self._meaning.nearest(
-                    texts, {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS}
-                )
-            ]
-        )
+        if self._meaning is not None:
+            self._meaning.read(texts)
+        told = self._events_told(texts)
         return DialogueDigest(
             summary=salient_lines(dialogue, [score for score, _reason in self._salience(texts)]),
             events=event_tags(dialogue, told),
@@ -393,6 +408,11 @@ class OfflineCognition:
 
         An earlier item of the batch in an item's working memory counts with the score it got.
         """
+        if self._meaning is not None:
+            self._meaning.read(
+                [item.item for item in question.items]
+                + [entry.text for item in question.items for entry in item.working_memory]
+            )
         scores: list[float] = []
         perceptions = []
         for item in question.items:
@@ -475,16 +495,53 @@ class OfflineCognition:
         return found
 
     def _moods(self, texts: Sequence[str]) -> list[float]:
-        """Each text's mood by its words or, when they state none, by meaning."""
+        """Each text's mood by its words or, when they state none, by meaning.
+
+        By meaning, a text states a mood when the prototype it is nearest to, of every kind
+        but feelings (NOT_MOODS: complaints, plans, events, causes), is a mood's: a sore throat
+        or a favourite dish is near moods too, and no mood of its own.
+        """
         found = [mood(text) for text in texts]
         if self._meaning is None:
             return found
         unstated = [index for index, value in enumerate(found) if value == 0.0]
-        meant = self._meaning.nearest([texts[index] for index in unstated], prototypes.MOOD)
+        meant = self._meaning.nearest(
+            [texts[index] for index in unstated], {**prototypes.MOOD, NO_MOOD: NOT_MOODS}
+        )
         for index, kind in zip(unstated, meant, strict=True):
-            if kind is not None:
+            if kind is not None and kind != NO_MOOD:
                 found[index] = MOOD_VALUES[kind]
         return found
+
+    def _events_told(self, texts: Sequence[str]) -> list[str | None]:
+        """For each line, the category of event it tells of by meaning, if any.
+
+        A line whose words name an event category, state a fact (`fact_slots`) or name a cause
+        of the cognition's knowledge is read by its words ("I'm allergic to milk" states an
+        allergy, not an illness); another is of the category of event it is nearest to
+        (Meaning.nearest), unless it is nearer to complaints no illness explains or to moods
+        (NOT_EVENTS): near events, they tell of none.
+        """
+        if self._meaning is None:
+            return [None] * len(texts)
+        open_lines = [index for index, text in enumerate(texts) if not self._worded(text)]
+        told: list[str | None] = [None] * len(texts)
+        kinds = self._meaning.nearest(
+            [texts[index] for index in open_lines], {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS}
+        )
+        for index, kind in zip(open_lines, kinds, strict=True):
+            told[index] = None if kind == NO_EVENT else kind
+        return told
+
+    def _worded(self, text: str) -> bool:
+        """Whether a line's words name an event category, a fact or a cause of the knowledge."""
+        return (
+            first_match(text, EVENT_CATEGORIES) is not None
+            or bool(fact_slots(text))
+            or any(
+                terms(rule.cause) and terms(rule.cause) <= terms(text) for rule in self._knowledge
+            )
+        )
 
     def _cause_said(self, statement: str, rules: Sequence[CausalRule]) -> Said | None:
         """The cause of a rule in the statement's language that it says in other words.
