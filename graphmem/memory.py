@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from graphmem.cognition.base import Cognition, CountedCognition
-from graphmem.cognition.offline import OfflineCognition
+from graphmem.cognition.offline import offline_cognition
 from graphmem.config import Settings
 from graphmem.embedding import E5Embedder, Embedder
 from graphmem.errors import InvalidInputError
@@ -102,7 +102,7 @@ class GraphMem:
         self._store = store
         self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
-        cognition = OfflineCognition(embedder=embedder) if cognition is None else cognition
+        cognition = offline_cognition(embedder) if cognition is None else cognition
         self._cognition = CountedCognition(cognition)
         self._cognition_name = cognition_name(cognition)
         self._attention = AttentionPolicy() if attention is None else attention

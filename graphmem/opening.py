@@ -4,7 +4,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 
 from graphmem.cognition.base import Cognition
-from graphmem.cognition.offline import OfflineCognition
+from graphmem.cognition.offline import OfflineCognition, offline_cognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
@@ -60,7 +60,7 @@ def open_parts(
         cached = CachedEmbedder(embedder, settings.embedding_cache)
         opened.callback(cached.close)
         if cognition is None:
-            cognition = OfflineCognition(embedder=cached)
+            cognition = offline_cognition(cached)
             if endpoint is not None and model_cognition:
                 cognition = OpenAICognition(endpoint, settings.openai_chat_model)
         store: Store

@@ -41,6 +41,10 @@ random pairs of turns of three LoCoMo dev conversations, 8% hold a pair of alike
 (27% at 0, 4% at 0.04), where 40-47% share a content word; milk and dairy are alike by 0.05,
 milk and 牛奶 by 0.09, 乳制品 and 牛奶 by 0.04."""
 
+READABLE_CHARS = 2_000
+"""The longest text judged by meaning; a longer one is judged by its words alone. Its embedding
+would say little of any one thing in it, and e5 takes time by the length it is given (46 s for
+96,000 characters, on two cores), not by the 512 tokens it reads."""
 SAYING_MARGIN = 0.01
 """How much nearer to each other than to small talk a text and a prototype must be for the text
 to say what the prototype says (Meaning.says); being of its kind takes only nearer."""
@@ -102,6 +106,11 @@ def reference_vectors(model: str, path: Path = REFERENCE_VECTORS) -> dict[tuple[
         }
 
 
+def readable(text: str) -> bool:
+    """Whether a text is short enough to be judged by meaning (READABLE_CHARS)."""
+    return len(text) <= READABLE_CHARS
+
+
 def language(text: str) -> Language:
     """Chinese if the text holds a Han character, else English."""
     return "zh" if HAN.search(text) else "en"
@@ -124,7 +133,7 @@ class Meaning:
         one would call the embedder once an item, each call's own cost (~40 ms for e5 on two
         cores) many times over.
         """
-        self._vectors(list(dict.fromkeys(texts)), "passage")
+        self._vectors([text for text in dict.fromkeys(texts) if readable(text)], "passage")
 
     def nearest(self, texts: Sequence[str], prototypes: Prototypes) -> list[str | None]:
         """For each text, the name of the prototype it is nearest to of those it is near, if any.
@@ -132,14 +141,16 @@ class Meaning:
         Near against small talk (see the module docstring): the kind of thing a text is (a
         complaint of health, a plan, a mood, a trip).
         """
-        if not texts:
-            return []
+        read = [text for text in texts if readable(text)]
+        if not read:
+            return [None] * len(texts)
         names = [name for name, group in prototypes.items() for _ in group]
         sentences = tuple(sentence for group in prototypes.values() for sentence in group)
-        return [
-            names[int(np.argmax(row))] if row.max() > 0 else None
-            for row in self._margins(texts, sentences)
-        ]
+        kinds = {
+            text: names[int(np.argmax(row))] if row.max() > 0 else None
+            for text, row in zip(read, self._margins(read, sentences), strict=True)
+        }
+        return [kinds.get(text) for text in texts]
 
     def says(self, text: str, prototypes: Prototypes) -> Said | None:
         """What a text says of the prototypes' names, with the words that show it; None if none.
@@ -148,6 +159,8 @@ class Meaning:
         (shared or alike). Nearness alone does not tell things of one kind apart: complaints
         of health are all near each other, and their words tell a sore throat from an allergy.
         """
+        if not readable(text):
+            return None
         names = {sentence: name for name, group in prototypes.items() for sentence in group}
         sentences = tuple(names)
         [row] = self._margins([text], sentences)
@@ -169,6 +182,8 @@ class Meaning:
 
     def alike_words(self, left: str, right: str) -> list[tuple[str, str]]:
         """Pairs of alike words of two texts (see the module docstring), each left word once."""
+        if not (readable(left) and readable(right)):
+            return []
         left_words = [word for word in written_words(left) if words(word)]
         right_words = [word for word in written_words(right) if words(word)]
         if not left_words or not right_words:

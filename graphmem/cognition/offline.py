@@ -84,7 +84,7 @@ from graphmem.cognition.lexicon import (
     Cues,
 )
 from graphmem.cognition.meaning import Meaning, Said, language
-from graphmem.embedding import Embedder
+from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder
 from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
 
@@ -569,3 +569,13 @@ class OfflineCognition:
             statement, {**causes, OTHER_COMPLAINT: prototypes.OTHER_COMPLAINTS}
         )
         return None if cause is None or cause.name == OTHER_COMPLAINT else cause
+
+
+def offline_cognition(embedder: Embedder) -> OfflineCognition:
+    """The offline cognition, reading meaning with the bundled e5, so that it calls no network.
+
+    With `embedder` if it is e5 (its cached vectors reused), else with an e5 of its own (cached
+    in memory for as long as the cognition lives).
+    """
+    own = embedder if embedder.name == E5Embedder.name else CachedEmbedder(E5Embedder())
+    return OfflineCognition(embedder=own)
