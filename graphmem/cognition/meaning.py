@@ -155,23 +155,28 @@ class Meaning:
     def says(self, text: str, prototypes: Prototypes) -> Said | None:
         """What a text says of the prototypes' names, with the words that show it; None if none.
 
-        The prototype the text is nearest to, of those it is near and has words in common with
-        (shared or alike). Nearness alone does not tell things of one kind apart: complaints
-        of health are all near each other, and their words tell a sore throat from an allergy.
+        The name of the prototype the text is nearest to, by SAYING_MARGIN at least, if the
+        text has words in common (shared or alike) with one of that name's prototypes it is
+        near: nearness alone does not tell things of one kind apart (complaints of health are
+        all near each other), and words tell a sore throat from an allergy.
         """
         if not readable(text):
             return None
         names = {sentence: name for name, group in prototypes.items() for sentence in group}
         sentences = tuple(names)
         [row] = self._margins([text], sentences)
-        for index in np.argsort(-row, kind="stable").tolist():
-            if row[index] <= SAYING_MARGIN:
-                return None
+        ranked = [
+            index
+            for index in np.argsort(-row, kind="stable").tolist()
+            if row[index] > SAYING_MARGIN
+        ]
+        if not ranked:
+            return None
+        name = names[sentences[ranked[0]]]
+        for index in ranked:
             evidence = self.common_words(text, sentences[index])
-            if evidence:
-                return Said(
-                    name=names[sentences[index]], prototype=sentences[index], evidence=evidence
-                )
+            if names[sentences[index]] == name and evidence:
+                return Said(name=name, prototype=sentences[index], evidence=evidence)
         return None
 
     def common_words(self, text: str, other: str) -> tuple[str, ...]:

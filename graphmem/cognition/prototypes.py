@@ -377,12 +377,16 @@ OTHER_COMPLAINTS = (
     "I have to take my insulin every morning.",
     "My back has been stiff since I moved the boxes.",
     "I cut my finger while chopping onions.",
+    "My legs are sore after yesterday's workout.",
+    "My shoulder has ached since I fell off my bike.",
     "那个东西我一碰就起红疹。",
     "我碰不得海鲜，一碰就有反应。",
     "我崴了脚，走路都困难。",
     "我每天早上都得打胰岛素。",
     "搬完箱子我的腰一直很僵。",
     "切洋葱时我把手指割破了。",
+    "昨天健身以后我腿一直酸疼。",
+    "从自行车上摔下来以后我的肩膀一直疼。",
 )
 """Complaints of health that no cause of lexicon.CAUSAL_KNOWLEDGE explains (an allergy, an
 injury, a lasting condition): a statement most like one of them is a complaint of another kind."""
