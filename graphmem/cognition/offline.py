@@ -1,19 +1,31 @@
 """The cognition port answered by documented rules: deterministic, no network, no model.
 
+Two signals decide, each where it is the right tool. Words (graphmem.terms, the cue lexicon of
+cognition.lexicon) decide what words name: a cue, a fact's slot and value, negation, a time, a
+cause named in its terms. Meaning (cognition.meaning, the bundled e5 given to the constructor:
+`offline_cognition`) decides what is said in other words, in either language and across the
+two: sentences near prototypes (cognition.prototypes) against small talk, and words alike in
+meaning. Without an embedder, words decide alone. A text over meaning.READABLE_CHARS is read by
+its words alone.
+
 The rules (each number is a module constant):
 - Attention: an item scores the value of its strongest salience cue (lexicon.SALIENCE: health 8,
-  life events and strong feelings 7, plans 5, preferences 4), one point more when it speaks of the
-  speaker themself, and BASE_SALIENCE when it has no cue. A recalled memory that shares a content
-  word (graphmem.terms.words: English stems, Chinese words as jieba cuts them) with the item
-  passes on INHERITED_SHARE of its current attention, if that is more: so "half a glass of milk"
-  scores high only for a user whose milk allergy is in memory. The item relates to each recalled
-  memory it shares a content word with, with strength the share of the smaller text's words that
-  are common.
+  life events and strong feelings 7, plans 5, preferences 4) or, if higher, of the kind of
+  salient thing it is nearest to by meaning (prototypes.SALIENCE), one point more when it speaks
+  of the speaker themself, and BASE_SALIENCE when it has neither. A recalled memory that shares
+  a content word (graphmem.terms.words: English stems, Chinese words as jieba cuts them) with
+  the item or, when it would pass on more than the item has of its own, a word alike in meaning
+  (milk and dairy, milk and 牛奶) passes on INHERITED_SHARE of its current attention, if that is
+  more: so "an open carton of dairy" scores high only for a user whose milk allergy is in
+  memory. The item relates to each recalled memory it shares words with so, with strength the
+  share of the smaller text's words that are common.
 - Summary: the SUMMARY_LINES most salient lines, in their order, as they were said (extractive,
   so it keeps the user's language).
 - Events: a category of lexicon.EVENT_CATEGORIES is tagged when a line of a speaker other than
-  the agent (model.AGENT_SPEAKERS: an event is the user's) mentions one of its cues (those lines
-  are the event's, and its detail, cut to DETAIL_CHARACTERS); its timeliness is the category's
+  the agent (model.AGENT_SPEAKERS: an event is the user's) mentions one of its cues or, when its
+  words name no category, fact or cause, is nearest by meaning to the category's prototypes
+  (prototypes.EVENTS; complaints no illness explains and moods compete, NOT_EVENTS). Those lines
+  are the event's, and its detail, cut to DETAIL_CHARACTERS; its timeliness is the category's
   default; the title is the first such line.
 - Facts read in a dialogue: a sentence that gives a value of a slot of lexicon.UPDATE_SLOTS
   (home, work, a name or a number, of a subject: "name: cat"), states an allergy
@@ -21,25 +33,31 @@ The rules (each number is a module constant):
   work event's cues: "mood at work") states a fact of that slot, worded as it was said (cut to
   FACT_CHARACTERS; a line's first sentence of a slot counts); lines of the agent
   (model.AGENT_SPEAKERS) state none, and a speaker other than "user" heads the slot
-  ("caroline: home": slots are kept in lower case).
+  ("caroline: home": slots are kept in lower case). Words decide: a value is read as said.
 - Storyline merge: the development is appended as a dated line (cut to DETAIL_CHARACTERS); a
   storyline of more than STORYLINE_LINES lines keeps its first line, "…", and the latest ones.
 - Facts: a new value of what an older statement gave one of (lexicon.UPDATE_SLOTS: where one
-  lives, one's job, a name, a number) updates it; otherwise opposite moods, or close statements
-  (content-word overlap of CONTRADICTION_OVERLAP or
-  more) of opposite negation, contradict (the new statement's belief: 1 - the old one's); an
-  overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more, or the same mood,
-  supports (belief: halfway from the old one's to 1); anything else is unrelated (0.5).
+  lives, one's job, a name, a number) updates it; otherwise opposite moods (by the mood words
+  or, for a statement without any, the mood it is nearest to by meaning, prototypes.MOOD, every
+  other kind of prototype competing), or close statements (content-word overlap of
+  CONTRADICTION_OVERLAP or more) of opposite negation, contradict (the new statement's belief: 1
+  - the old one's); an overlap of DUPLICATE_OVERLAP or more duplicates, RELATED_OVERLAP or more,
+  or the same mood, supports (belief: halfway from the old one's to 1); anything else is
+  unrelated (0.5).
 - Impressions: a causal rule (the question's, from the owner's CAUSES edges, and the
   cognition's own knowledge, lexicon.CAUSAL_KNOWLEDGE by default) applies when the statement
   holds at least CAUSE_MATCH (all) of the cause's content terms (graphmem.terms.terms, Chinese
-  bigrams included), so "my throat swells" is not a "sore throat", nor 嗓子痒 a 嗓子疼; the
+  bigrams included), so "my throat swells" is not a "sore throat", nor 嗓子痒 a 嗓子疼. A
+  statement that names no cause so may say one in other words (`_cause_said`): the cause whose
+  prototypes it is nearest to, against complaints no cause explains, sharing words with them
+  ("it's raw and scratchy when I swallow" is a sore throat; "I'm allergic to milk" none). The
   impression's belief is sufficiency times the statement's belief, its half-life from
-  lexicon.IMPRESSION_HALF_LIVES.
+  lexicon.IMPRESSION_HALF_LIVES; its reason says "by meaning" and the words in common.
 - Perception of a chunk of items: each item in order, by the attention and impression rules;
   an earlier item of the chunk in an item's working memory counts with the score it got.
-What it cannot do that a model can: understand paraphrase without shared words, read sarcasm or
-context, name events or summarise abstractively, use knowledge that is not in the graph.
+What it cannot do that a model can: understand what neither its words nor its prototypes come
+near (world knowledge: "anything from a cow" is milk), read sarcasm or context, name events or
+summarise abstractively, use knowledge that is not in the graph.
 """
 
 import functools
