@@ -1,4 +1,5 @@
-"""The wheel carries cypher/, and every .cypher file is a documented single statement in use."""
+"""The wheel carries cypher/ and the reference vectors; every .cypher file is a documented single
+statement in use."""
 
 import os
 import re
@@ -49,6 +50,8 @@ def test_the_wheel_ships_and_loads_the_cypher_files(tmp_path: Path) -> None:
     )
     shipped = sorted(path.name for path in (site / "graphmem" / "cypher").glob("*.cypher"))
     assert shipped == [path.name for path in CYPHER_FILES]
+    # and the offline cognition's e5 vectors of its reference sentences (cognition.meaning)
+    assert (site / "graphmem" / "cognition" / "reference-vectors.npz").is_file()
     probe = (
         "from graphmem.store.neo4j import cypher_directory, load_statement;"
         "print(cypher_directory()); print(load_statement('save_turns')[:6])"
