@@ -19,8 +19,9 @@ from typing import TextIO, TypeVar
 
 from graphmem.cognition.base import AttentionQuestion
 from graphmem.cognition.lexicon import IMPRESSION_HALF_LIVES
-from graphmem.cognition.offline import INHERITED_SHARE, OfflineCognition
+from graphmem.cognition.offline import INHERITED_SHARE, offline_cognition
 from graphmem.demo_zh import CHINESE
+from graphmem.embedding import E5Embedder
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.impressions import decayed_belief
@@ -447,7 +448,7 @@ def attention_labelling(demo: Demo) -> Memory:
                     passed=INHERITED_SHARE * level,
                 )
             )
-    alone = OfflineCognition().label_attention(
+    alone = offline_cognition(E5Embedder()).label_attention(
         AttentionQuestion(item=milk.memory.text, speaker="user", working_memory=[])
     )
     demo.line(
