@@ -53,8 +53,10 @@ to say what the prototype says (Meaning.says); being of its kind takes only near
 REFERENCE_VECTORS = Path(__file__).with_name("reference-vectors.npz")
 """The bundled embedder's vectors of `reference_texts()`, written by scripts/reference-vectors:
 arrays `model` (the embedder's name), `purposes`, `texts` and `vectors` (float16)."""
-Indices = np.ndarray[Any, np.dtype[np.int64]]
-"""Places in LANGUAGES, one per row of a matrix of vectors."""
+MEMO_TEXTS = 8_192
+"""How many texts' and words' vectors a Meaning keeps at hand (about 3 KB each)."""
+Nearest = list[list[tuple[str, float]]]
+"""For each language (LANGUAGES' order), a word's two nearest everyday words and how near."""
 Prototypes = Mapping[str, Sequence[str]]
 """Sentences by the name of what they say."""
 
@@ -125,7 +127,8 @@ class Meaning:
         self._embedder = embedder
         self._everyday: dict[Language, Vectors] = {}
         self._everyday_vocabulary: dict[Language, tuple[list[str], Vectors]] = {}
-        self._prototypes: dict[str, tuple[Vectors, Vectors]] = {}
+        self._passage_memo: dict[str, tuple[Vectors, Vectors]] = {}
+        self._word_memo: dict[str, tuple[Vectors, Nearest]] = {}
         self._reference = reference_vectors(embedder.name)
 
     def read(self, texts: Sequence[str]) -> None:
@@ -195,24 +198,29 @@ class Meaning:
         right_words = [word for word in written_words(right) if words(word)]
         if not left_words or not right_words:
             return []
-        left_vectors = self._vectors(left_words, "query")
-        right_vectors = self._vectors(right_words, "query")
+        left_vectors, left_nearest = self._words(left_words)
+        right_vectors, right_nearest = self._words(right_words)
         similarities = inner_products(left_vectors, right_vectors)
-        left_nearest = self._nearest_everyday_words(left_words, left_vectors)
-        right_nearest = self._nearest_everyday_words(right_words, right_vectors)
-        pairs = []
-        for i, word in enumerate(left_words):
-            for j, other in enumerate(right_words):
-                if words(word) & words(other) or _spelt_alike(word, other):
-                    continue
-                bar = max(
-                    _bar(left_nearest[i][language(other)], other),
-                    _bar(right_nearest[j][language(word)], word),
-                )
-                if similarities[i, j] - bar > WORD_MARGIN:
-                    pairs.append((word, other))
-                    break
-        return pairs
+        left_places = [LANGUAGES.index(language(word)) for word in left_words]
+        right_places = [LANGUAGES.index(language(word)) for word in right_words]
+        # A bar is at least a word's second nearest everyday word (a partner can only be one
+        # of the two nearest): only the pairs above that need the exact bar.
+        lowest = np.maximum(
+            np.array([[near[place][1][1] for place in right_places] for near in left_nearest]),
+            np.array([[near[place][1][1] for near in right_nearest] for place in left_places]),
+        )
+        pairs: dict[str, str] = {}
+        for i, j in np.argwhere(similarities - lowest > WORD_MARGIN).tolist():
+            word, other = left_words[i], right_words[j]
+            if word in pairs or words(word) & words(other) or _spelt_alike(word, other):
+                continue
+            bar = max(
+                _bar(left_nearest[i][right_places[j]], other),
+                _bar(right_nearest[j][left_places[i]], word),
+            )
+            if similarities[i, j] - bar > WORD_MARGIN:
+                pairs[word] = other
+        return list(pairs.items())
 
     def _margins(self, texts: Sequence[str], sentences: tuple[str, ...]) -> Vectors:
         """How near each text is to each sentence, over what puts either nearer to small talk.
@@ -221,10 +229,10 @@ class Meaning:
         the nearest everyday sentence of the text's language and the text's with the nearest
         everyday sentence of the sentence's language; above 0, the two are near.
         """
-        vectors, bars, languages = self._prototype_vectors(sentences)
-        text_vectors = self._vectors(texts, "passage")
+        vectors, bars = self._passages(sentences)
+        languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
+        text_vectors, text_bars = self._passages(texts)
         similarities = inner_products(text_vectors, vectors)
-        text_bars = self._bars(text_vectors)
         said = np.array([LANGUAGES.index(language(text)) for text in texts])
         margins: Vectors = np.minimum(
             similarities - bars[:, said].T, similarities - text_bars[:, languages]
@@ -249,26 +257,21 @@ class Meaning:
             )
         )
 
-    def _prototype_vectors(self, sentences: tuple[str, ...]) -> tuple[Vectors, Vectors, Indices]:
-        """Prototypes' vectors, their bars in each language, and their own languages' places.
+    def _passages(self, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        """Texts' vectors (as passages) and their bars in each language (LANGUAGES' order).
 
-        A bar is how near a prototype is to the nearest everyday sentence of a language; the
-        columns and the places follow LANGUAGES. Each prototype's are worked out once.
+        A bar is how near a text is to the nearest everyday sentence of a language. Both are
+        kept for the last MEMO_TEXTS texts (prototypes among them), so that the several
+        judgements of one item read them once.
         """
-        new = [
-            sentence for sentence in dict.fromkeys(sentences) if sentence not in self._prototypes
-        ]
+        new = [text for text in dict.fromkeys(texts) if text not in self._passage_memo]
         if new:
             vectors = self._vectors(new, "passage")
-            for sentence, vector, bars in zip(new, vectors, self._bars(vectors), strict=True):
-                self._prototypes[sentence] = (vector, bars)
-        rows = [self._prototypes[sentence] for sentence in sentences]
-        languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
-        return (
-            np.array([vector for vector, _bars in rows]),
-            np.array([bars for _vector, bars in rows]),
-            languages,
-        )
+            for text, vector, bars in zip(new, vectors, self._bars(vectors), strict=True):
+                self._passage_memo[text] = (vector, bars)
+        rows = [self._passage_memo[text] for text in texts]
+        _forget_oldest(self._passage_memo)
+        return np.array([vector for vector, _bars in rows]), np.array([bars for _v, bars in rows])
 
     def _bars(self, vectors: Vectors) -> Vectors:
         """For each vector, how near it is to the nearest everyday sentence of each language."""
@@ -285,21 +288,36 @@ class Meaning:
             self._everyday[lang] = self._vectors(EVERYDAY[lang], "passage")
         return self._everyday[lang]
 
-    def _nearest_everyday_words(
-        self, said: Sequence[str], vectors: Vectors
-    ) -> list[dict[Language, list[tuple[str, float]]]]:
-        """For each word, its two nearest everyday words but itself, in each language."""
-        found: list[dict[Language, list[tuple[str, float]]]] = [{} for _ in said]
+    def _words(self, said: Sequence[str]) -> tuple[Vectors, list[Nearest]]:
+        """Words' vectors (as queries) and their nearest everyday words, kept for MEMO_TEXTS."""
+        new = [word for word in dict.fromkeys(said) if word not in self._word_memo]
+        if new:
+            vectors = self._vectors(new, "query")
+            nearest = self._nearest_everyday_words(new, vectors)
+            for word, vector, near in zip(new, vectors, nearest, strict=True):
+                self._word_memo[word] = (vector, near)
+        rows = [self._word_memo[word] for word in said]
+        _forget_oldest(self._word_memo)
+        return np.array([vector for vector, _near in rows]), [near for _vector, near in rows]
+
+    def _nearest_everyday_words(self, said: Sequence[str], vectors: Vectors) -> list[Nearest]:
+        """For each word, in each language (LANGUAGES' order), its two nearest everyday words.
+
+        Itself left out; nearest first.
+        """
+        found: list[Nearest] = [[] for _ in said]
         for lang in LANGUAGES:
             vocabulary, everyday = self._everyday_words(lang)
             similarities = inner_products(vectors, everyday)
+            ranked = np.argsort(-similarities, axis=1)[:, :3].tolist()
             for row, word in enumerate(said):
-                ranked = np.argsort(-similarities[row])[:3].tolist()
-                found[row][lang] = [
-                    (vocabulary[index], float(similarities[row, index]))
-                    for index in ranked
-                    if vocabulary[index] != word
-                ][:2]
+                found[row].append(
+                    [
+                        (vocabulary[index], float(similarities[row, index]))
+                        for index in ranked[row]
+                        if vocabulary[index] != word
+                    ][:2]
+                )
         return found
 
     def _everyday_words(self, lang: Language) -> tuple[list[str], Vectors]:
@@ -308,6 +326,12 @@ class Meaning:
             vocabulary = sorted({word for text in EVERYDAY[lang] for word in written_words(text)})
             self._everyday_vocabulary[lang] = (vocabulary, self._vectors(vocabulary, "query"))
         return self._everyday_vocabulary[lang]
+
+
+def _forget_oldest(memo: dict[str, Any]) -> None:
+    """Drop a memo's oldest entries beyond MEMO_TEXTS."""
+    while len(memo) > MEMO_TEXTS:
+        del memo[next(iter(memo))]
 
 
 def _bar(nearest: list[tuple[str, float]], partner: str) -> float:
