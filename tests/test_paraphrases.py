@@ -28,9 +28,11 @@ import pytest
 from graphmem.cognition import lexicon
 from graphmem.cognition.lexicon import Cues
 from graphmem.memory import GraphMem
-from graphmem.model import Event, LinkType, Memory, MemoryKind, Node
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.model import Event, LinkType
+from graphmem.store.base import Store
 from graphmem.terms import mentions, terms, words
+from tests.test_scenarios_attention import texts
+from tests.test_scenarios_sleep import edges, memory_by_text, of_type, tell
 
 DAY = timedelta(days=1)
 HOUR = timedelta(hours=1)
@@ -465,40 +467,6 @@ def tellings(story: str, told: Mapping[str, object]) -> list[object]:
         )
         for key, telling in told.items()
     ]
-
-
-def texts(recall_result: object) -> list[str]:
-    return [item.memory.text for item in recall_result.memories]  # type: ignore[attr-defined]
-
-
-def of_type(graph: OwnerGraph, kind: type[Node]) -> list[Node]:
-    return [node for node in graph.nodes if isinstance(node, kind)]
-
-
-def memory_by_text(graph: OwnerGraph, text: str) -> Memory:
-    [found] = [
-        node
-        for node in graph.nodes
-        if isinstance(node, Memory) and node.text == text and node.kind is MemoryKind.OBSERVATION
-    ]
-    return found
-
-
-def edges(graph: OwnerGraph, kind: LinkType) -> set[tuple[str, str]]:
-    return {(link.source, link.target) for _s, _t, link in graph.links if link.type is kind}
-
-
-def tell(
-    memory: GraphMem, owner: str, lines: tuple[str, ...], start: datetime, session: str
-) -> None:
-    for number, text in enumerate(lines):
-        memory.observe(
-            owner,
-            text,
-            message_id=f"{session}-{number}",
-            at=start + number * timedelta(minutes=10),
-            session=session,
-        )
 
 
 @pytest.mark.parametrize("telling", tellings("allergy", ALLERGIES))
