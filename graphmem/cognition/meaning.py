@@ -132,13 +132,12 @@ class Meaning:
         self._reference = reference_vectors(embedder.name)
 
     def read(self, texts: Sequence[str]) -> None:
-        """Embed texts in one batch, for the judgements that follow.
+        """Embed texts in one batch and keep them at hand, for the judgements that follow.
 
-        The embedder's cache (embedding.CachedEmbedder) then holds them: judging items one by
-        one would call the embedder once an item, each call's own cost (~40 ms for e5 on two
-        cores) many times over.
+        Judging items one by one would call the embedder once an item, each call's own cost
+        (~40 ms for e5 on two cores) many times over.
         """
-        self._vectors([text for text in dict.fromkeys(texts) if readable(text)], "passage")
+        self._passages([text for text in texts if readable(text)])
 
     def nearest(self, texts: Sequence[str], prototypes: Prototypes) -> list[str | None]:
         """For each text, the name of the prototype it is nearest to of those it is near, if any.
