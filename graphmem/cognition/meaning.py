@@ -63,10 +63,9 @@ Prototypes = Mapping[str, Sequence[str]]
 
 @dataclass(frozen=True)
 class Said:
-    """What a text says: a name of prototypes, the prototype, and the words they share."""
+    """What a text says: the name of its prototypes, and the words it has in common with one."""
 
     name: str
-    prototype: str
     evidence: tuple[str, ...]
 
 
@@ -180,7 +179,7 @@ class Meaning:
         for index in ranked:
             evidence = self.common_words(text, sentences[index])
             if names[sentences[index]] == name and evidence:
-                return Said(name=name, prototype=sentences[index], evidence=evidence)
+                return Said(name=name, evidence=evidence)
         return None
 
     def common_words(self, text: str, other: str) -> tuple[str, ...]:
