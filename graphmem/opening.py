@@ -60,9 +60,11 @@ def open_parts(
         cached = CachedEmbedder(embedder, settings.embedding_cache)
         opened.callback(cached.close)
         if cognition is None:
-            cognition = offline_cognition(cached)
-            if endpoint is not None and model_cognition:
-                cognition = OpenAICognition(endpoint, settings.openai_chat_model)
+            cognition = (
+                OpenAICognition(endpoint, settings.openai_chat_model)
+                if endpoint is not None and model_cognition
+                else offline_cognition(cached)
+            )
         store: Store
         if settings.store == "neo4j":
             assert settings.neo4j_password is not None

@@ -177,8 +177,10 @@ class Meaning:
             return None
         name = names[sentences[ranked[0]]]
         for index in ranked:
+            if names[sentences[index]] != name:
+                continue
             evidence = self.common_words(text, sentences[index])
-            if names[sentences[index]] == name and evidence:
+            if evidence:
                 return Said(name=name, evidence=evidence)
         return None
 

@@ -244,6 +244,12 @@ def stated_facts(dialogue: Dialogue) -> list[StatedFact]:
     return list(found.values())
 
 
+def names_cause(text: str, cause: str) -> bool:
+    """Whether a text holds CAUSE_MATCH of a cause's content terms (a cause without any: no)."""
+    cause_terms = terms(cause)
+    return bool(cause_terms) and len(cause_terms & terms(text)) / len(cause_terms) >= CAUSE_MATCH
+
+
 def shorten(text: str, limit: int) -> str:
     """The text cut at a word boundary to at most `limit` characters."""
     if len(text) <= limit:
@@ -468,14 +474,8 @@ class OfflineCognition:
         What words name, words decide; a statement that names no cause in its terms may say one
         in other words (`_cause_said`).
         """
-        statement_terms = terms(question.statement)
         rules = [*question.rules, *self._knowledge]
-        named = [
-            rule
-            for rule in rules
-            if terms(rule.cause)
-            and len(terms(rule.cause) & statement_terms) / len(terms(rule.cause)) >= CAUSE_MATCH
-        ]
+        named = [rule for rule in rules if names_cause(question.statement, rule.cause)]
         reasons = {rule.cause: "" for rule in named}
         if not named:
             said = self._cause_said(question.statement, rules)
@@ -556,9 +556,7 @@ class OfflineCognition:
         return (
             first_match(text, EVENT_CATEGORIES) is not None
             or bool(fact_slots(text))
-            or any(
-                terms(rule.cause) and terms(rule.cause) <= terms(text) for rule in self._knowledge
-            )
+            or any(names_cause(text, rule.cause) for rule in self._knowledge)
         )
 
     def _cause_said(self, statement: str, rules: Sequence[CausalRule]) -> Said | None:
