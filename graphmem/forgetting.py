@@ -18,6 +18,7 @@ from working memory, attention woken) and through consolidation (beliefs moved) 
 only the edges that recorded it go.
 """
 
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -42,6 +43,10 @@ from graphmem.store.base import (
 
 FORGET_ATTEMPTS = 5
 """How often `forget_message` works its change out again when the graph changed meanwhile."""
+DIGESTS_KEPT = 256
+"""How many digests of dialogues `Forget` keeps: forgetting several messages of one event
+tells it again each time from its other developments, each digested once, not once a message
+(with a model, each digest is a call)."""
 
 
 class Forget:
@@ -61,6 +66,8 @@ class Forget:
         self._embedder = embedder
         self._impressions = impressions
         self._tiers = tiers
+        self._digests: dict[tuple[str, ...], DialogueDigest] = {}
+        self._digests_lock = threading.Lock()
 
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """Forget a stored message in one transaction (GraphMem.forget_message says what goes).
@@ -103,12 +110,11 @@ class Forget:
             or all(source.id == turn.id for source in item.turns)
         }
         plan = _Plan(deleted=[("Memory", memory_id) for memory_id in sorted(gone)])
-        digests: dict[str, DialogueDigest] = {}
         for item in provenance.memories:
             if item.memory.id not in gone:
-                self._summarise_again(item, turn, digests, plan)
+                self._summarise_again(item, turn, plan)
         for trail in provenance.events:
-            self._tell_again(trail, turn, gone, digests, plan)
+            self._tell_again(trail, turn, gone, plan)
         for impression in provenance.impressions:
             self._accumulate_again(impression, turn, gone, plan)
         for fact in provenance.updates:
@@ -123,20 +129,27 @@ class Forget:
         )
         return forgetting, plan.rewritten
 
-    def _digest_again(
-        self, summary: Sourced, turn: Turn, digests: dict[str, DialogueDigest]
-    ) -> tuple[list[Turn], DialogueDigest]:
-        """The turns a summary covered besides the forgotten one, and their digest (asked once)."""
-        kept = [source for source in summary.turns if source.id != turn.id]
-        if summary.memory.id not in digests:
-            digests[summary.memory.id] = self._cognition.digest_dialogue(dialogue(kept))
-        return kept, digests[summary.memory.id]
+    def _digest_again(self, summary: Sourced, turn: Turn) -> tuple[list[Turn], DialogueDigest]:
+        """The turns a summary covered besides the forgotten one, and their digest.
 
-    def _summarise_again(
-        self, item: Sourced, turn: Turn, digests: dict[str, DialogueDigest], plan: "_Plan"
-    ) -> None:
+        A digest of the same turns is asked once (DIGESTS_KEPT): turns never change, and the
+        cognition answers alike about them.
+        """
+        kept = [source for source in summary.turns if source.id != turn.id]
+        key = (summary.memory.owner, summary.memory.id, *(source.id for source in kept))
+        with self._digests_lock:
+            digest = self._digests.get(key)
+        if digest is None:
+            digest = self._cognition.digest_dialogue(dialogue(kept))
+            with self._digests_lock:
+                if len(self._digests) >= DIGESTS_KEPT:
+                    del self._digests[next(iter(self._digests))]
+                self._digests[key] = digest
+        return kept, digest
+
+    def _summarise_again(self, item: Sourced, turn: Turn, plan: "_Plan") -> None:
         """A summary written again from the turns it covered besides the forgotten one."""
-        _kept, digest = self._digest_again(item, turn, digests)
+        _kept, digest = self._digest_again(item, turn)
         plan.replaced.append(
             Memory.model_validate(
                 {**item.memory.model_dump(), "text": digest.summary, "embedding": None}
@@ -149,7 +162,6 @@ class Forget:
         trail: EventTrail,
         turn: Turn,
         gone: set[str],
-        digests: dict[str, DialogueDigest],
         plan: "_Plan",
     ) -> None:
         """An event told again from the developments left, or deleted when none is left."""
@@ -158,7 +170,7 @@ class Forget:
         for summary in trail.developments:
             if summary.memory.id in gone or all(source.id == turn.id for source in summary.turns):
                 continue
-            kept, digest = self._digest_again(summary, turn, digests)
+            kept, digest = self._digest_again(summary, turn)
             developments += [
                 (summary.memory.id, kept, tag)
                 for tag in digest.events

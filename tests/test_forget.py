@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 
 import graphmem.cli
-from graphmem.cognition.offline import OfflineCognition
+from graphmem.cognition.offline import offline_cognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder
@@ -175,8 +175,10 @@ def conjectures(graph: OwnerGraph) -> list[Memory]:
     return sorted(found, key=lambda memory: memory.created_at)
 
 
-def check_derived_again(graph: OwnerGraph, forgotten: set[str]) -> None:
-    """Summaries come from kept turns only and say what the offline cognition says of them."""
+def check_derived_again(graph: OwnerGraph, forgotten: set[str], embedder: CachedEmbedder) -> None:
+    """Summaries come from kept turns only and say what the memory's offline cognition (which
+    reads meaning with the embedder) says of them."""
+    cognition = offline_cognition(embedder)
     turns = {node.id: node for node in graph.nodes if isinstance(node, Turn)}
     covered: dict[str, list[Turn]] = {}
     for _a, _b, link in graph.links:
@@ -186,7 +188,7 @@ def check_derived_again(graph: OwnerGraph, forgotten: set[str]) -> None:
         if isinstance(node, Memory) and node.kind is MemoryKind.SUMMARY:
             chunk = sorted(covered[node.id], key=lambda turn: (turn.created_at, turn.id))
             assert not {turn.id for turn in chunk} & forgotten
-            assert node.text == OfflineCognition().digest_dialogue(dialogue(chunk)).summary
+            assert node.text == cognition.digest_dialogue(dialogue(chunk)).summary
     members = {link.target for _a, _b, link in graph.links if link.type is LinkType.PART_OF}
     assert {node.id for node in graph.nodes if isinstance(node, Event)} <= members
 
@@ -240,7 +242,7 @@ def test_forgetting_leaves_the_graph_built_without_the_messages(
     said(GraphMem(rebuilt, embedder), owner, messages, left_out=set(forgotten))
     after = store.export(owner)
     assert comparable(after) == comparable(rebuilt.export(owner))
-    check_derived_again(after, {f"message-{index}" for index in forgotten})
+    check_derived_again(after, {f"message-{index}" for index in forgotten}, embedder)
     assert not memory.forget_message(owner, f"message-{forgotten[0]}").found
     assert store.export(owner) == after
     assert {tombstone.hash for tombstone in after.tombstones} == {

@@ -101,7 +101,7 @@ from graphmem.cognition.lexicon import (
     UPDATE_SLOTS,
     Cues,
 )
-from graphmem.cognition.meaning import Meaning, Said, language
+from graphmem.cognition.meaning import Meaning, Said, language, readable
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder
 from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
@@ -538,11 +538,14 @@ class OfflineCognition:
         of the cognition's knowledge is read by its words ("I'm allergic to milk" states an
         allergy, not an illness); another is of the category of event it is nearest to
         (Meaning.nearest), unless it is nearer to complaints no illness explains or to moods
-        (NOT_EVENTS): near events, they tell of none.
+        (NOT_EVENTS): near events, they tell of none. A line too long to read by meaning
+        (meaning.READABLE_CHARS) tells of none by it.
         """
         if self._meaning is None:
             return [None] * len(texts)
-        open_lines = [index for index, text in enumerate(texts) if not self._worded(text)]
+        open_lines = [
+            index for index, text in enumerate(texts) if readable(text) and not self._worded(text)
+        ]
         told: list[str | None] = [None] * len(texts)
         kinds = self._meaning.nearest(
             [texts[index] for index in open_lines], {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS}
