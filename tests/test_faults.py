@@ -205,8 +205,14 @@ def send(run: Forked, signal_number: int) -> None:
 
 @pytest.mark.neo4j
 def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
-    neo4j_server: Neo4jServer, owner: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    neo4j_server: Neo4jServer,
+    owner: str,
+    embedder: CachedEmbedder,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """The suite's one restart of Neo4j: what was written before it is read and recalled after
+    it, and work held across it ends as if there had been none."""
     if neo4j_server.home is None:
         pytest.fail("this test restarts Neo4j: run it on the server the tests start themselves")
     messages = messages_file(tmp_path / "messages.jsonl")
@@ -250,8 +256,14 @@ def test_neo4j_restarted_during_ingestion_and_the_sleep_job_loses_nothing(
                     failed_runs += 1 + run_to_the_end(interrupted[whom], environment)
     failed_runs += run_to_the_end(job(ingested), environment)
     store = neo4j_server.store()
-    graphs = {whom: store.export(whom) for whom in (calm, ingested, slept)}
-    store.close()
+    try:
+        graphs = {whom: store.export(whom) for whom in (calm, ingested, slept)}
+        # Written before the restart: found again through the indexes too.
+        recalled = GraphMem(store, embedder).recall(calm, "peanuts", k=3, peek=True)
+    finally:
+        store.close()
+    found = {item.memory.text: [turn.id for turn in item.turns] for item in recalled.memories}
+    assert found["I'm allergic to peanuts, so I check every label."] == ["m3"]
     check_counts(graphs[calm])
     for whom in (ingested, slept):
         turns = [node.id for node in graphs[whom].nodes if isinstance(node, Turn)]

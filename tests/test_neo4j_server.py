@@ -26,25 +26,6 @@ def test_the_browser_is_served(neo4j_server: Neo4jServer) -> None:
     assert "<title>Neo4j Browser</title>" in page
 
 
-def test_data_survives_a_restart(
-    neo4j_server: Neo4jServer, owner: str, embedder: CachedEmbedder
-) -> None:
-    if neo4j_server.home is None:
-        pytest.fail("this test restarts Neo4j: run it on the server the tests start themselves")
-    at = datetime(2026, 6, 1, tzinfo=UTC)
-    store = neo4j_server.store()
-    GraphMem(store, embedder).observe(owner, "I'm allergic to milk.", message_id="keep-1", at=at)
-    store.close()
-    neo4j_server.script("restart")
-    store = neo4j_server.store()
-    try:
-        [found] = GraphMem(store, embedder).recall(owner, "milk", k=5).memories
-    finally:
-        store.close()
-    assert found.memory.text == "I'm allergic to milk."
-    assert [turn.id for turn in found.turns] == ["keep-1"]
-
-
 def test_a_wrong_password_is_a_configuration_error(neo4j_server: Neo4jServer) -> None:
     with pytest.raises(ConfigurationError, match="Neo4j refused the credentials"):
         Neo4jStore.connect(neo4j_server.uri, "no-such-user", SecretStr("not-the-password"), "neo4j")
