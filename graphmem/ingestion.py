@@ -28,7 +28,7 @@ from graphmem.cognition.base import (
 from graphmem.cognition.base import (
     Impression as InferredImpression,
 )
-from graphmem.cognition.offline import offline_cognition
+from graphmem.cognition.offline import OfflineCognition
 from graphmem.embedding import Embedder
 from graphmem.errors import ConflictError, ModelError, ModelOutputError, ModelTooLongError
 from graphmem.ids import impression_id, knowledge_id, observation_id
@@ -75,6 +75,7 @@ class Ingestion:
         cognition: CountedCognition,
         sleep: Sleep,
         *,
+        offline: OfflineCognition,
         chunk_turns: int,
         attention: AttentionPolicy,
         tiers: TierPolicy,
@@ -94,7 +95,7 @@ class Ingestion:
         self._unanswered: set[tuple[str, str]] = set()
         """(owner, turn id) of the pending turns the model could not answer about, alone, in
         this process: `complete_pending` leaves them to the sleep job, which asks once more."""
-        self._offline = offline_cognition(embedder)
+        self._offline = offline
         """Perceives a turn the model cannot answer about even alone, asked twice."""
         self._chunk_turns = chunk_turns
         """How many turns are derived at once: `chunk_turns`, halved when the model's context

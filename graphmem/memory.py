@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from graphmem.cognition.base import Cognition, CountedCognition
-from graphmem.cognition.offline import offline_cognition
+from graphmem.cognition.offline import OfflineCognition, offline_cognition
 from graphmem.config import Settings
 from graphmem.embedding import E5Embedder, Embedder
 from graphmem.errors import InvalidInputError
@@ -103,6 +103,10 @@ class GraphMem:
         self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
         cognition = offline_cognition(embedder) if cognition is None else cognition
+        # What perceives a turn that the model cannot answer about: the cognition if offline.
+        offline = (
+            cognition if isinstance(cognition, OfflineCognition) else offline_cognition(embedder)
+        )
         self._cognition = CountedCognition(cognition)
         self._cognition_name = cognition_name(cognition)
         self._attention = AttentionPolicy() if attention is None else attention
@@ -125,6 +129,7 @@ class GraphMem:
             embedder,
             self._cognition,
             self._sleep,
+            offline=offline,
             chunk_turns=OBSERVE_CHUNK,
             attention=self._attention,
             tiers=self._tiers,
