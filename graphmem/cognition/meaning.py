@@ -55,6 +55,9 @@ REFERENCE_VECTORS = Path(__file__).with_name("reference-vectors.npz")
 arrays `model` (the embedder's name), `purposes`, `texts` and `vectors` (float16)."""
 MEMO_TEXTS = 8_192
 """How many texts' and words' vectors a Meaning keeps at hand (about 3 KB each)."""
+MEMO_PROTOTYPE_SETS = 64
+"""How many sets of prototypes a Meaning keeps as arrays: the cognition's few (salience, events,
+moods, causes by language) and the causal rules of the owners judged lately."""
 Nearest = list[list[tuple[str, float]]]
 """For each language (LANGUAGES' order), a word's two nearest everyday words and how near."""
 Prototypes = Mapping[str, Sequence[str]]
@@ -127,7 +130,8 @@ class Meaning:
         self._everyday: dict[Language, Vectors] = {}
         self._everyday_vocabulary: dict[Language, tuple[list[str], Vectors]] = {}
         self._passage_memo: dict[str, tuple[Vectors, Vectors]] = {}
-        self._word_memo: dict[str, tuple[Vectors, Nearest]] = {}
+        self._word_memo: dict[str, tuple[Vectors, Nearest, Vectors]] = {}
+        self._prototype_memo: dict[tuple[str, ...], tuple[Vectors, Vectors, Vectors]] = {}
         self._reference = reference_vectors(embedder.name)
 
     def read(self, texts: Sequence[str]) -> None:
@@ -198,17 +202,14 @@ class Meaning:
         right_words = [word for word in written_words(right) if words(word)]
         if not left_words or not right_words:
             return []
-        left_vectors, left_nearest = self._words(left_words)
-        right_vectors, right_nearest = self._words(right_words)
+        left_vectors, left_nearest, left_second = self._words(left_words)
+        right_vectors, right_nearest, right_second = self._words(right_words)
         similarities = inner_products(left_vectors, right_vectors)
         left_places = [LANGUAGES.index(language(word)) for word in left_words]
         right_places = [LANGUAGES.index(language(word)) for word in right_words]
         # A bar is at least a word's second nearest everyday word (a partner can only be one
         # of the two nearest): only the pairs above that need the exact bar.
-        lowest = np.maximum(
-            np.array([[near[place][1][1] for place in right_places] for near in left_nearest]),
-            np.array([[near[place][1][1] for near in right_nearest] for place in left_places]),
-        )
+        lowest = np.maximum(left_second[:, right_places], right_second[:, left_places].T)
         pairs: dict[str, str] = {}
         for i, j in np.argwhere(similarities - lowest > WORD_MARGIN).tolist():
             word, other = left_words[i], right_words[j]
@@ -229,8 +230,7 @@ class Meaning:
         the nearest everyday sentence of the text's language and the text's with the nearest
         everyday sentence of the sentence's language; above 0, the two are near.
         """
-        vectors, bars = self._passages(sentences)
-        languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
+        vectors, bars, languages = self._prototypes(sentences)
         text_vectors, text_bars = self._passages(texts)
         similarities = inner_products(text_vectors, vectors)
         said = np.array([LANGUAGES.index(language(text)) for text in texts])
@@ -273,6 +273,20 @@ class Meaning:
         _forget_oldest(self._passage_memo)
         return np.array([vector for vector, _bars in rows]), np.array([bars for _v, bars in rows])
 
+    def _prototypes(self, sentences: tuple[str, ...]) -> tuple[Vectors, Vectors, Vectors]:
+        """A set of prototypes as arrays: vectors, bars and languages (LANGUAGES' places).
+
+        Kept for MEMO_PROTOTYPE_SETS sets: every item is judged against the same few, and
+        assembling their rows for each item took longer than comparing the item with them.
+        """
+        arrays = self._prototype_memo.get(sentences)
+        if arrays is None:
+            vectors, bars = self._passages(sentences)
+            languages = np.array([LANGUAGES.index(language(sentence)) for sentence in sentences])
+            arrays = self._prototype_memo[sentences] = (vectors, bars, languages)
+            _forget_oldest(self._prototype_memo, MEMO_PROTOTYPE_SETS)
+        return arrays
+
     def _bars(self, vectors: Vectors) -> Vectors:
         """For each vector, how near it is to the nearest everyday sentence of each language."""
         return np.column_stack(
@@ -288,17 +302,26 @@ class Meaning:
             self._everyday[lang] = self._vectors(EVERYDAY[lang], "passage")
         return self._everyday[lang]
 
-    def _words(self, said: Sequence[str]) -> tuple[Vectors, list[Nearest]]:
-        """Words' vectors (as queries) and their nearest everyday words, kept for MEMO_TEXTS."""
+    def _words(self, said: Sequence[str]) -> tuple[Vectors, list[Nearest], Vectors]:
+        """Words' vectors (as queries), nearest everyday words, and second nearest's cosines.
+
+        The cosines are of each word's second nearest everyday word in each language, an array
+        (a row a word); all three are kept for MEMO_TEXTS words.
+        """
         new = [word for word in dict.fromkeys(said) if word not in self._word_memo]
         if new:
             vectors = self._vectors(new, "query")
             nearest = self._nearest_everyday_words(new, vectors)
             for word, vector, near in zip(new, vectors, nearest, strict=True):
-                self._word_memo[word] = (vector, near)
+                second = np.array([near[place][1][1] for place in range(len(LANGUAGES))])
+                self._word_memo[word] = (vector, near, second)
         rows = [self._word_memo[word] for word in said]
         _forget_oldest(self._word_memo)
-        return np.array([vector for vector, _near in rows]), [near for _vector, near in rows]
+        return (
+            np.array([vector for vector, _near, _second in rows]),
+            [near for _vector, near, _second in rows],
+            np.array([second for _vector, _near, second in rows]),
+        )
 
     def _nearest_everyday_words(self, said: Sequence[str], vectors: Vectors) -> list[Nearest]:
         """For each word, in each language (LANGUAGES' order), its two nearest everyday words.
@@ -328,9 +351,9 @@ class Meaning:
         return self._everyday_vocabulary[lang]
 
 
-def _forget_oldest(memo: dict[str, Any]) -> None:
-    """Drop a memo's oldest entries beyond MEMO_TEXTS."""
-    while len(memo) > MEMO_TEXTS:
+def _forget_oldest(memo: dict[Any, Any], kept: int = MEMO_TEXTS) -> None:
+    """Drop a memo's oldest entries beyond `kept`."""
+    while len(memo) > kept:
         del memo[next(iter(memo))]
 
 
