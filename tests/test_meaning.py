@@ -102,6 +102,10 @@ def test_a_cause_said_in_other_words_makes_its_impression_and_an_allergy_does_no
     assert inferred("我嗓子干得冒烟，一咽东西就难受。") == ["用户感冒了"]
     assert inferred("Eating shrimp makes my lips swell.") == []
     assert inferred("I'm so allergic to cats.") == []
+    # Nearest sore legs, which no cause explains, though "hurts" is alike a sore throat's words.
+    assert inferred("My ankle hurts after the long hike.") == []
+    # A shade nearer a sore throat, with no word of one; a fever's words come next.
+    assert inferred("I'm running hot and my whole body is shaking") == ["The user has a cold"]
     [impression] = cognition.infer_impressions(
         InferenceQuestion(
             statement="It's raw and scratchy when I swallow.",

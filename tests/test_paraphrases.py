@@ -66,8 +66,8 @@ class Fever:
     throat: str
     others: tuple[str, str]
     fever: str
-    colds: tuple[str, ...]
-    """The cold impressions the fever's recall may show (see CROSS_FEVERS)."""
+    cold: str
+    """The cold impression the fever's recall shows: the one held since the throat."""
 
 
 @dataclass(frozen=True)
@@ -160,7 +160,7 @@ FEVERS = {
             "We're repainting the hallway blue.",
         ),
         fever="I'm burning up and shivering under the duvet.",
-        colds=(EN_COLD,),
+        cold=EN_COLD,
     ),
     "en-2": Fever(
         throat="My voice is croaky and swallowing is agony.",
@@ -169,7 +169,7 @@ FEVERS = {
             "I finished the jigsaw puzzle of the Eiffel Tower.",
         ),
         fever="The thermometer read 39 degrees tonight.",
-        colds=(EN_COLD,),
+        cold=EN_COLD,
     ),
     "en-3": Fever(
         throat="There's a raw, scratchy feeling at the back of my mouth when I gulp.",
@@ -178,42 +178,41 @@ FEVERS = {
             "I reorganised the bookshelves by colour.",
         ),
         fever="My forehead is scorching hot and I've got the chills.",
-        colds=(EN_COLD,),
+        cold=EN_COLD,
     ),
     "zh-1": Fever(
         throat="我一吞口水就像有刀片在刮。",
         others=("我表妹领养了一只小狗。", "我们把走廊刷成了蓝色。"),
         fever="我浑身滚烫，一直打寒战。",
-        colds=(ZH_COLD,),
+        cold=ZH_COLD,
     ),
     "zh-2": Fever(
         throat="我声音哑了，咽东西火辣辣的。",
         others=("街角新开的面包店卖肉桂面包。", "我拼完了一幅埃菲尔铁塔的拼图。"),
         fever="体温计量出来三十九度。",
-        colds=(ZH_COLD,),
+        cold=ZH_COLD,
     ),
     "zh-3": Fever(
         throat="吃饭的时候咽部干涩发痒，像有沙子。",
         others=("我儿子在足球训练里进了一个球。", "我按颜色重新整理了书架。"),
         fever="我额头烫得吓人，一阵阵发冷。",
-        colds=(ZH_COLD,),
+        cold=ZH_COLD,
     ),
 }
 CROSS_FEVERS = {
-    # Across languages either cold is accepted: the impression is made on day one, in the
-    # throat's language, but a cognition may as well keep one impression of a cold for both
-    # languages and name it in the fever's.
+    # Across languages the cold is the one held since day one, in the throat's language: the
+    # fever's perception names the impression as its working memory holds it.
     "zh-en-1": Fever(
         throat="我咽口水都费劲，里面像着了火。",
         others=("我给阳台的绿萝换了个盆。", "我们周末去看了场电影。"),
         fever="I'm running hot and my whole body is shaking.",
-        colds=(ZH_COLD, EN_COLD),
+        cold=ZH_COLD,
     ),
     "zh-en-2": Fever(
         throat="今天说话声音都劈了，吞咽很难受。",
         others=("我把旧自行车卖给了邻居。", "楼下新开了一家奶茶店。"),
         fever="My skin is hot to the touch and I can't stop shivering.",
-        colds=(ZH_COLD, EN_COLD),
+        cold=ZH_COLD,
     ),
     "en-zh-1": Fever(
         throat="Swallowing feels like sandpaper today.",
@@ -222,7 +221,7 @@ CROSS_FEVERS = {
             "I rearranged the furniture in the spare room.",
         ),
         fever="我全身发烫，盖了两床被子还在发抖。",
-        colds=(EN_COLD, ZH_COLD),
+        cold=EN_COLD,
     ),
     "en-zh-2": Fever(
         throat="My voice cracked all morning and gulping anything is rough.",
@@ -231,7 +230,7 @@ CROSS_FEVERS = {
             "The neighbours are repaving their driveway.",
         ),
         fever="我量了一下，三十九度二，浑身没劲。",
-        colds=(EN_COLD, ZH_COLD),
+        cold=EN_COLD,
     ),
 }
 ALL_FEVERS = FEVERS | CROSS_FEVERS
@@ -435,10 +434,6 @@ NOT_YET = {
     ("throat", "zh-2"): "a hoarse voice and burning when swallowing is nearer other complaints",
     ("fever", "en-2"): "an unrelated line of day one outranks the throat in the recall",
     ("fever", "zh-2"): "day one's hoarse voice and burning is nearer other complaints",
-    ("fever", "zh-en-1"): "an impression is worded in its cause's language: two colds",
-    ("fever", "zh-en-2"): "an impression is worded in its cause's language: two colds",
-    ("fever", "en-zh-1"): "an impression is worded in its cause's language: two colds",
-    ("fever", "en-zh-2"): "an impression is worded in its cause's language: two colds",
     ("kindness", "en-1"): "all ten acts must read as kind; some are not near the prototypes",
     ("kindness", "en-2"): "all ten acts must read as kind; some are not near the prototypes",
     ("kindness", "en-3"): "all ten acts must read as kind; some are not near the prototypes",
@@ -502,7 +497,7 @@ def test_a_fever_in_other_words_recalls_yesterdays_throat_first(
     # The agent recalls for the user's new message before it stores it, as the demo does.
     recall = memory.recall(owner, telling.fever.rstrip(".。!！"), k=3, at=START + DAY)
     assert texts(recall)[0] == telling.throat
-    assert {impression.text for impression in recall.impressions} & set(telling.colds)
+    assert telling.cold in {impression.text for impression in recall.impressions}
 
 
 def kindness_conjectures(memory: GraphMem, owner: str, telling: Kindness) -> list[int]:

@@ -213,3 +213,11 @@ CAUSAL_KNOWLEDGE = (
 )
 """The offline cognition's own causal knowledge (cause, effect, sufficiency), used with the
 owner's CAUSES edges: a few common inferences about health, mood and character."""
+
+IMPRESSION_WORDINGS = (
+    ("The user has a cold", "用户感冒了"),
+    ("The user is a kind person", "用户是个善良的人"),
+    ("The user is under stress", "用户压力很大"),
+)
+"""The effects of CAUSAL_KNOWLEDGE as (English, Chinese) wordings of one impression: a statement
+in one language names an impression that the working memory holds in the other as it is held."""

@@ -159,33 +159,27 @@ class Meaning:
         }
         return [kinds.get(text) for text in texts]
 
-    def says(self, text: str, prototypes: Prototypes) -> Said | None:
+    def says(self, text: str, prototypes: Prototypes, against: Sequence[str] = ()) -> Said | None:
         """What a text says of the prototypes' names, with the words that show it; None if none.
 
-        The name of the prototype the text is nearest to, by SAYING_MARGIN at least, if the
-        text has words in common (shared or alike) with one of that name's prototypes it is
-        near: nearness alone does not tell things of one kind apart (complaints of health are
-        all near each other), and words tell a sore throat from an allergy.
+        The name of the nearest prototype that the text has words in common with (shared or
+        alike), of those it is near by SAYING_MARGIN at least, unless a sentence `against` it
+        (what says none of the names) is nearer still. Nearness alone does not tell things of
+        one kind apart (complaints of health are all near each other, "I'm running hot and
+        shaking" a shade nearer a sore throat than a fever), and words tell a sore throat from
+        an allergy; "my knee hurts after the run" is nearest to sore legs, against the causes.
         """
         if not readable(text):
             return None
         names = {sentence: name for name, group in prototypes.items() for sentence in group}
-        sentences = tuple(names)
+        sentences = (*names, *against)
         [row] = self._margins([text], sentences)
-        ranked = [
-            index
-            for index in np.argsort(-row, kind="stable").tolist()
-            if row[index] > SAYING_MARGIN
-        ]
-        if not ranked:
-            return None
-        name = names[sentences[ranked[0]]]
-        for index in ranked:
-            if names[sentences[index]] != name:
-                continue
+        for index in np.argsort(-row, kind="stable").tolist():
+            if row[index] <= SAYING_MARGIN or index >= len(names):
+                return None
             evidence = self.common_words(text, sentences[index])
             if evidence:
-                return Said(name=name, evidence=evidence)
+                return Said(name=names[sentences[index]], evidence=evidence)
         return None
 
     def common_words(self, text: str, other: str) -> tuple[str, ...]:

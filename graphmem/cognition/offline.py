@@ -52,7 +52,12 @@ The rules (each number is a module constant):
   prototypes it is nearest to, against complaints no cause explains, sharing words with them
   ("it's raw and scratchy when I swallow" is a sore throat; "I'm allergic to milk" none). The
   impression's belief is sufficiency times the statement's belief, its half-life from
-  lexicon.IMPRESSION_HALF_LIVES; its reason says "by meaning" and the words in common.
+  lexicon.IMPRESSION_HALF_LIVES; its reason says "by meaning" and the words in common. An
+  impression of the knowledge is worded in its cause's language, unless the item's working
+  memory holds it in the other (lexicon.IMPRESSION_WORDINGS): then it is named as held, so
+  that a fever told in English adds to, and evokes, a cold inferred from a sore throat in
+  Chinese (words decide: e5 puts "The user has a cold" nearer "The user has a fever" than 用户
+  感冒了).
 - Perception of a chunk of items: each item in order, by the attention and impression rules;
   an earlier item of the chunk in an item's working memory counts with the score it got.
 What it cannot do that a model can: understand what neither its words nor its prototypes come
@@ -94,6 +99,7 @@ from graphmem.cognition.lexicon import (
     DEFAULT_IMPRESSION_HALF_LIFE_DAYS,
     EVENT_CATEGORIES,
     IMPRESSION_HALF_LIVES,
+    IMPRESSION_WORDINGS,
     MOOD,
     NEGATION,
     NOT_NEGATING,
@@ -128,7 +134,6 @@ def first_match(text: str, sets: Iterable[Cues]) -> Cues | None:
 
 
 SALIENCE_VALUES = {cues.name: cues.value for cues in SALIENCE}
-OTHER_COMPLAINT = "a complaint of another kind"
 NO_EVENT = "no event"
 NOT_EVENTS = (
     *prototypes.OTHER_COMPLAINTS,
@@ -295,6 +300,29 @@ def judge_fact(new: str, old: str, old_belief: float, moods: tuple[float, float]
     return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
 
 
+OTHER_WORDING = dict(IMPRESSION_WORDINGS) | {zh: en for en, zh in IMPRESSION_WORDINGS}
+"""Each impression of the knowledge in one language, and the same impression in the other."""
+
+
+def named_as_held(impressions: Iterable[Impression], held: set[str]) -> list[Impression]:
+    """Impressions worded as held in the working memory when held only in the other language.
+
+    Two that are then worded alike are one, at the higher belief.
+    """
+    named: dict[str, Impression] = {}
+    for inferred in impressions:
+        other = OTHER_WORDING.get(inferred.statement)
+        impression = inferred
+        if other is not None and other in held and inferred.statement not in held:
+            impression = inferred.model_copy(
+                update={"statement": other, "reason": f"{inferred.reason}; held as {other}"}
+            )
+        earlier = named.get(impression.statement)
+        if earlier is None or earlier.belief < impression.belief:
+            named[impression.statement] = impression
+    return list(named.values())
+
+
 COMMON_KNOWLEDGE = tuple(
     CausalRule(cause=cause, effect=effect, sufficiency=sufficiency)
     for cause, effect, sufficiency in CAUSAL_KNOWLEDGE
@@ -430,7 +458,9 @@ class OfflineCognition:
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
         """Each item labelled by `label_attention` and inferred from by `infer_impressions`.
 
-        An earlier item of the batch in an item's working memory counts with the score it got.
+        An earlier item of the batch in an item's working memory counts with the score it got;
+        an impression held in the working memory in the other language is named as held
+        (`named_as_held`).
         """
         if self._meaning is not None:
             self._meaning.read(
@@ -463,7 +493,9 @@ class OfflineCognition:
                     score=label.score,
                     related=label.related,
                     reason=label.reason,
-                    impressions=inferred.impressions,
+                    impressions=named_as_held(
+                        inferred.impressions, {entry.text for entry in working_memory}
+                    ),
                 )
             )
         return Perceptions(items=perceptions)
@@ -567,10 +599,11 @@ class OfflineCognition:
 
         A cause's prototypes are, for the cognition's own knowledge, its ways of saying it
         (prototypes.CAUSES; a cause without any is matched by its terms alone) and, for a rule
-        of the owner's, the cause itself. Complaints that no cause explains compete
-        (prototypes.OTHER_COMPLAINTS: an allergy, an injury): a statement that says one of
-        them says no cause. A rule's effect is worded in its cause's language, so a statement
-        in another language is left to rules of its own.
+        of the owner's, the cause itself. Complaints that no cause explains stand against them
+        (prototypes.OTHER_COMPLAINTS: an allergy, an injury): a statement nearer to one of them
+        than to a cause it has words in common with says no cause. A rule's effect is worded in
+        its cause's language, so a statement in another language is left to rules of its own
+        (and `named_as_held` names an impression as the working memory holds it).
         """
         if self._meaning is None:
             return None
@@ -584,10 +617,7 @@ class OfflineCognition:
         }
         if not causes:
             return None
-        cause = self._meaning.says(
-            statement, {**causes, OTHER_COMPLAINT: prototypes.OTHER_COMPLAINTS}
-        )
-        return None if cause is None or cause.name == OTHER_COMPLAINT else cause
+        return self._meaning.says(statement, causes, against=prototypes.OTHER_COMPLAINTS)
 
 
 def offline_cognition(embedder: Embedder) -> OfflineCognition:
