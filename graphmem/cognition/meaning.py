@@ -55,6 +55,9 @@ REFERENCE_VECTORS = Path(__file__).with_name("reference-vectors.npz")
 arrays `model` (the embedder's name), `purposes`, `texts` and `vectors` (float16)."""
 MEMO_TEXTS = 8_192
 """How many texts' and words' vectors a Meaning keeps at hand (about 3 KB each)."""
+MEMO_WORD_TABLES = 512
+"""How many texts' word tables (Meaning._word_table, ~3 KB a word) a Meaning keeps: the hot
+memories that recur in one working memory after another, and the items just judged."""
 MEMO_PROTOTYPE_SETS = 64
 """How many sets of prototypes a Meaning keeps as arrays: the cognition's few (salience, events,
 moods, causes by language) and the causal rules of the owners judged lately."""
@@ -62,6 +65,20 @@ Nearest = list[list[tuple[str, float]]]
 """For each language (LANGUAGES' order), a word's two nearest everyday words and how near."""
 Prototypes = Mapping[str, Sequence[str]]
 """Sentences by the name of what they say."""
+
+
+@dataclass(frozen=True)
+class WordTable:
+    """A text's content words as alike_words compares them, one row a word."""
+
+    words: list[str]
+    vectors: Vectors
+    nearest: list[Nearest]
+    """Each word's two nearest everyday words, in each language."""
+    second: Vectors
+    """How near each word is to its second nearest everyday word, in each language."""
+    places: list[int]
+    """Each word's language, as its place in LANGUAGES."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +148,7 @@ class Meaning:
         self._everyday_vocabulary: dict[Language, tuple[list[str], Vectors]] = {}
         self._passage_memo: dict[str, tuple[Vectors, Vectors]] = {}
         self._word_memo: dict[str, tuple[Vectors, Nearest, Vectors]] = {}
+        self._word_table_memo: dict[str, WordTable] = {}
         self._prototype_memo: dict[tuple[str, ...], tuple[Vectors, Vectors, Vectors]] = {}
         self._reference = reference_vectors(embedder.name)
 
@@ -192,26 +210,23 @@ class Meaning:
         """Pairs of alike words of two texts (see the module docstring), each left word once."""
         if not (readable(left) and readable(right)):
             return []
-        left_words = [word for word in written_words(left) if words(word)]
-        right_words = [word for word in written_words(right) if words(word)]
-        if not left_words or not right_words:
+        left_table, right_table = self._word_table(left), self._word_table(right)
+        if not left_table.words or not right_table.words:
             return []
-        left_vectors, left_nearest, left_second = self._words(left_words)
-        right_vectors, right_nearest, right_second = self._words(right_words)
-        similarities = inner_products(left_vectors, right_vectors)
-        left_places = [LANGUAGES.index(language(word)) for word in left_words]
-        right_places = [LANGUAGES.index(language(word)) for word in right_words]
+        similarities = inner_products(left_table.vectors, right_table.vectors)
         # A bar is at least a word's second nearest everyday word (a partner can only be one
         # of the two nearest): only the pairs above that need the exact bar.
-        lowest = np.maximum(left_second[:, right_places], right_second[:, left_places].T)
+        lowest = np.maximum(
+            left_table.second[:, right_table.places], right_table.second[:, left_table.places].T
+        )
         pairs: dict[str, str] = {}
         for i, j in np.argwhere(similarities - lowest > WORD_MARGIN).tolist():
-            word, other = left_words[i], right_words[j]
+            word, other = left_table.words[i], right_table.words[j]
             if word in pairs or words(word) & words(other) or _spelt_alike(word, other):
                 continue
             bar = max(
-                _bar(left_nearest[i][right_places[j]], other),
-                _bar(right_nearest[j][left_places[i]], word),
+                _bar(left_table.nearest[i][right_table.places[j]], other),
+                _bar(right_table.nearest[j][left_table.places[i]], word),
             )
             if similarities[i, j] - bar > WORD_MARGIN:
                 pairs[word] = other
@@ -296,12 +311,17 @@ class Meaning:
             self._everyday[lang] = self._vectors(EVERYDAY[lang], "passage")
         return self._everyday[lang]
 
-    def _words(self, said: Sequence[str]) -> tuple[Vectors, list[Nearest], Vectors]:
-        """Words' vectors (as queries), nearest everyday words, and second nearest's cosines.
+    def _word_table(self, text: str) -> WordTable:
+        """A text's content words with their vectors (as queries) and nearest everyday words.
 
-        The cosines are of each word's second nearest everyday word in each language, an array
-        (a row a word); all three are kept for MEMO_TEXTS words.
+        Each word's vector and nearest everyday words are kept for MEMO_TEXTS words, each
+        text's table for MEMO_WORD_TABLES texts: the hot memories of a working memory are
+        compared with one item after another.
         """
+        table = self._word_table_memo.get(text)
+        if table is not None:
+            return table
+        said = [word for word in written_words(text) if words(word)]
         new = [word for word in dict.fromkeys(said) if word not in self._word_memo]
         if new:
             vectors = self._vectors(new, "query")
@@ -311,11 +331,15 @@ class Meaning:
                 self._word_memo[word] = (vector, near, second)
         rows = [self._word_memo[word] for word in said]
         _forget_oldest(self._word_memo)
-        return (
-            np.array([vector for vector, _near, _second in rows]),
-            [near for _vector, near, _second in rows],
-            np.array([second for _vector, _near, second in rows]),
+        table = self._word_table_memo[text] = WordTable(
+            words=said,
+            vectors=np.array([vector for vector, _near, _second in rows]),
+            nearest=[near for _vector, near, _second in rows],
+            second=np.array([second for _vector, _near, second in rows]),
+            places=[LANGUAGES.index(language(word)) for word in said],
         )
+        _forget_oldest(self._word_table_memo, MEMO_WORD_TABLES)
+        return table
 
     def _nearest_everyday_words(self, said: Sequence[str], vectors: Vectors) -> list[Nearest]:
         """For each word, in each language (LANGUAGES' order), its two nearest everyday words.
