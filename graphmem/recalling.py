@@ -3,13 +3,14 @@
 Unless the motivation is given, the query is perceived as a new item is (one `perceive`
 question, in the light of the hot memories most similar to it): its attention label is the
 motivation, and the impressions it implies ("I started having a fever": the user has a cold)
-evoke the owner's impressions of the same statements. The motivation sets how deep in the tiers
-the search reads; while the best relevance found stays below the sufficiency threshold, recall
-thinks again with raised motivation and reads the next tier. The candidates are the memories
-most similar to the query and those sharing its words; their neighbours (turns of the same
-session, linked memories) and the cues of the evoked impressions (yesterday's sore throat) join
-by association; retrieval.score ranks them all; the memories used are woken with their
-neighbours, unless the recall only peeks.
+evoke the owner's impressions of the same statements (in either language, for the impressions
+of the offline cognition's knowledge: lexicon.IMPRESSION_WORDINGS). The motivation sets how deep
+in the tiers the search reads; while the best relevance found stays below the sufficiency
+threshold, recall thinks again with raised motivation and reads the next tier. The candidates
+are the memories most similar to the query and those sharing its words; their neighbours (turns
+of the same session, linked memories) and the cues of the evoked impressions (yesterday's sore
+throat) join by association; retrieval.score ranks them all; the memories used are woken with
+their neighbours, unless the recall only peeks.
 """
 
 import logging
@@ -27,6 +28,7 @@ from graphmem.cognition.base import (
     PerceptionQuestion,
     Recalled,
 )
+from graphmem.cognition.lexicon import IMPRESSION_WORDINGS
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, ModelError
 from graphmem.ids import impression_id
@@ -48,6 +50,12 @@ from graphmem.retrieval import (
 from graphmem.store.base import EvokedCue, MemoryFilter, Neighbourhood, SimilarMemory, Store
 
 log = logging.getLogger("graphmem")
+
+OTHER_WORDING = dict(IMPRESSION_WORDINGS) | {zh: en for en, zh in IMPRESSION_WORDINGS}
+"""An impression of the knowledge in one language, and the same impression in the other. An
+impression is named as it was inferred, in its cause's language (graphmem.forgetting must
+leave a graph as it would be without a forgotten message, so history names nothing), and a
+fever told in English evokes the cold that a sore throat made in Chinese through this."""
 
 
 class Budget:
@@ -128,7 +136,9 @@ class Recalling:
             perception = self._perceive(owner, asked.focus, dense[:WORKING_MEMORY], now)
             motivation = self._policy.default_motivation if perception is None else perception.score
             for impression in [] if perception is None else perception.impressions:
-                implied[impression_id(owner, impression.statement)] = impression.belief
+                statement = impression.statement
+                for wording in (statement, OTHER_WORDING.get(statement, statement)):
+                    implied[impression_id(owner, wording)] = impression.belief
         attempts: list[Attempt] = []
         while True:
             depth = depth_for(motivation)

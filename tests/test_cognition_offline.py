@@ -15,9 +15,6 @@ from graphmem.cognition.base import (
     FactComparisons,
     InferenceQuestion,
     OlderFact,
-    PerceivedItem,
-    PerceptionQuestion,
-    Recalled,
     RelatedMemory,
 )
 from graphmem.cognition.offline import OfflineCognition
@@ -208,32 +205,3 @@ def test_chinese_statements_give_chinese_impressions() -> None:
     assert inferred("我睡不着，一直在担心。") == [("用户压力很大", 0.32, 3.0)]
     assert inferred("I can't sleep.") == [("The user is under stress", 0.32, 3.0)]
     assert inferred("我嗓子痒。") == []  # not 嗓子疼: a cause is matched in all its terms
-
-
-@pytest.mark.parametrize(
-    ("item", "held", "named"),
-    [
-        ("I have a fever.", (), "The user has a cold"),
-        ("I have a fever.", ("用户感冒了",), "用户感冒了"),
-        ("I have a fever.", ("用户感冒了", "The user has a cold"), "The user has a cold"),
-        ("I have a fever.", ("用户压力很大",), "The user has a cold"),
-        ("I have a fever, 发烧了.", ("用户感冒了",), "用户感冒了"),  # two rules, one impression
-    ],
-    ids=["nothing held", "held in chinese", "held in both", "another held", "both languages"],
-)
-def test_an_impression_held_in_the_other_language_is_named_as_held(
-    item: str, held: tuple[str, ...], named: str
-) -> None:
-    question = PerceptionQuestion(
-        items=[
-            PerceivedItem(
-                item=item,
-                speaker="user",
-                working_memory=[Recalled(text=text, attention=5.0) for text in held],
-            )
-        ],
-        belief=0.8,
-        rules=[],
-    )
-    [perception] = offline.perceive(question).items
-    assert [(found.statement, found.belief) for found in perception.impressions] == [(named, 0.4)]

@@ -377,8 +377,7 @@ class Perception(AttentionLabel):
 
     impressions: list[Impression] = Field(
         description="Impressions that follow from the item (at the given belief) through the"
-        " causal knowledge given or common knowledge, each worded as the working memory holds"
-        " it when it is one of its entries (in whatever language); empty when nothing follows."
+        " causal knowledge given or common knowledge; empty when nothing follows."
     )
 
 

@@ -219,5 +219,5 @@ IMPRESSION_WORDINGS = (
     ("The user is a kind person", "用户是个善良的人"),
     ("The user is under stress", "用户压力很大"),
 )
-"""The effects of CAUSAL_KNOWLEDGE as (English, Chinese) wordings of one impression: a statement
-in one language names an impression that the working memory holds in the other as it is held."""
+"""The effects of CAUSAL_KNOWLEDGE as (English, Chinese) wordings of one impression: a query that
+implies one evokes the owner's impression in either wording (graphmem.recalling)."""

@@ -53,11 +53,8 @@ The rules (each number is a module constant):
   ("it's raw and scratchy when I swallow" is a sore throat; "I'm allergic to milk" none). The
   impression's belief is sufficiency times the statement's belief, its half-life from
   lexicon.IMPRESSION_HALF_LIVES; its reason says "by meaning" and the words in common. An
-  impression of the knowledge is worded in its cause's language, unless the item's working
-  memory holds it in the other (lexicon.IMPRESSION_WORDINGS): then it is named as held, so
-  that a fever told in English adds to, and evokes, a cold inferred from a sore throat in
-  Chinese (words decide: e5 puts "The user has a cold" nearer "The user has a fever" than 用户
-  感冒了).
+  impression is worded in its cause's language (a recall evokes it in the other language too:
+  lexicon.IMPRESSION_WORDINGS).
 - Perception of a chunk of items: each item in order, by the attention and impression rules;
   an earlier item of the chunk in an item's working memory counts with the score it got.
 What it cannot do that a model can: understand what neither its words nor its prototypes come
@@ -99,7 +96,6 @@ from graphmem.cognition.lexicon import (
     DEFAULT_IMPRESSION_HALF_LIFE_DAYS,
     EVENT_CATEGORIES,
     IMPRESSION_HALF_LIVES,
-    IMPRESSION_WORDINGS,
     MOOD,
     NEGATION,
     NOT_NEGATING,
@@ -107,7 +103,7 @@ from graphmem.cognition.lexicon import (
     UPDATE_SLOTS,
     Cues,
 )
-from graphmem.cognition.meaning import Meaning, Said, language, readable
+from graphmem.cognition.meaning import Meaning, Said, language
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder
 from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
@@ -300,29 +296,6 @@ def judge_fact(new: str, old: str, old_belief: float, moods: tuple[float, float]
     return FactJudgement(relation="unrelated", belief=0.5, reason="nothing in common")
 
 
-OTHER_WORDING = dict(IMPRESSION_WORDINGS) | {zh: en for en, zh in IMPRESSION_WORDINGS}
-"""Each impression of the knowledge in one language, and the same impression in the other."""
-
-
-def named_as_held(impressions: Iterable[Impression], held: set[str]) -> list[Impression]:
-    """Impressions worded as held in the working memory when held only in the other language.
-
-    Two that are then worded alike are one, at the higher belief.
-    """
-    named: dict[str, Impression] = {}
-    for inferred in impressions:
-        other = OTHER_WORDING.get(inferred.statement)
-        impression = inferred
-        if other is not None and other in held and inferred.statement not in held:
-            impression = inferred.model_copy(
-                update={"statement": other, "reason": f"{inferred.reason}; held as {other}"}
-            )
-        earlier = named.get(impression.statement)
-        if earlier is None or earlier.belief < impression.belief:
-            named[impression.statement] = impression
-    return list(named.values())
-
-
 COMMON_KNOWLEDGE = tuple(
     CausalRule(cause=cause, effect=effect, sufficiency=sufficiency)
     for cause, effect, sufficiency in CAUSAL_KNOWLEDGE
@@ -458,9 +431,7 @@ class OfflineCognition:
     def perceive(self, question: PerceptionQuestion) -> Perceptions:
         """Each item labelled by `label_attention` and inferred from by `infer_impressions`.
 
-        An earlier item of the batch in an item's working memory counts with the score it got;
-        an impression held in the working memory in the other language is named as held
-        (`named_as_held`).
+        An earlier item of the batch in an item's working memory counts with the score it got.
         """
         if self._meaning is not None:
             self._meaning.read(
@@ -493,9 +464,7 @@ class OfflineCognition:
                     score=label.score,
                     related=label.related,
                     reason=label.reason,
-                    impressions=named_as_held(
-                        inferred.impressions, {entry.text for entry in working_memory}
-                    ),
+                    impressions=inferred.impressions,
                 )
             )
         return Perceptions(items=perceptions)
@@ -571,20 +540,16 @@ class OfflineCognition:
         allergy, not an illness); another is of the category of event it is nearest to
         (Meaning.nearest), unless it is nearer to complaints no illness explains or to moods
         (NOT_EVENTS): near events, they tell of none. A line too long to read by meaning
-        (meaning.READABLE_CHARS) tells of none by it.
+        (meaning.READABLE_CHARS) tells of none by it. Words are read only for the lines near
+        an event: most lines are not.
         """
         if self._meaning is None:
             return [None] * len(texts)
-        open_lines = [
-            index for index, text in enumerate(texts) if readable(text) and not self._worded(text)
+        kinds = self._meaning.nearest(texts, {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS})
+        return [
+            None if kind is None or kind == NO_EVENT or self._worded(text) else kind
+            for text, kind in zip(texts, kinds, strict=True)
         ]
-        told: list[str | None] = [None] * len(texts)
-        kinds = self._meaning.nearest(
-            [texts[index] for index in open_lines], {**prototypes.EVENTS, NO_EVENT: NOT_EVENTS}
-        )
-        for index, kind in zip(open_lines, kinds, strict=True):
-            told[index] = None if kind == NO_EVENT else kind
-        return told
 
     def _worded(self, text: str) -> bool:
         """Whether a line's words name an event category, a fact or a cause of the knowledge."""
@@ -602,8 +567,7 @@ class OfflineCognition:
         of the owner's, the cause itself. Complaints that no cause explains stand against them
         (prototypes.OTHER_COMPLAINTS: an allergy, an injury): a statement nearer to one of them
         than to a cause it has words in common with says no cause. A rule's effect is worded in
-        its cause's language, so a statement in another language is left to rules of its own
-        (and `named_as_held` names an impression as the working memory holds it).
+        its cause's language, so a statement in another language is left to rules of its own.
         """
         if self._meaning is None:
             return None
