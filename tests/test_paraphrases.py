@@ -432,7 +432,7 @@ NOT_YET = {
     ("allergy", "zh-en-2"): "yogurt and 奶类 are not alike enough to e5",
     ("allergy", "en-zh-2"): "the control: a yoghurt on the table is near health on its own",
     ("throat", "zh-2"): "a hoarse voice and burning when swallowing is nearer other complaints",
-    ("fever", "en-2"): "an unrelated line of day one outranks the throat in the recall",
+    ("fever", "en-2"): "the cold's conjecture is nearer the thermometer than the throat is",
     ("fever", "zh-2"): "day one's hoarse voice and burning is nearer other complaints",
     ("kindness", "en-1"): "all ten acts must read as kind; some are not near the prototypes",
     ("kindness", "en-2"): "all ten acts must read as kind; some are not near the prototypes",
