@@ -200,8 +200,8 @@ FEVERS = {
     ),
 }
 CROSS_FEVERS = {
-    # Across languages the cold is the one held since day one, in the throat's language: the
-    # fever's perception names the impression as its working memory holds it.
+    # Across languages the cold is the one made on day one, in the throat's language: the
+    # fever implies it in its own, and a recall evokes the impression in either wording.
     "zh-en-1": Fever(
         throat="我咽口水都费劲，里面像着了火。",
         others=("我给阳台的绿萝换了个盆。", "我们周末去看了场电影。"),
