@@ -16,6 +16,8 @@ asked):
   of N tokens (the simple cut; a line too long is passed over). graphmem's lines are the render
   of a recall of MAX_RECALL memories; a baseline's are its turns in rank order, a line each
   ("[n] date time text", the text as every method sees it: speaker, text, an image's caption).
+- ceiling:evidence-first, not a method: the same render's lines with those holding an evidence
+  turn first, cut simply: what any ordering of the memories that recall found could reach.
 
 Tokens are counted as graphmem counts a budget, by the offline embedder's XLM-R tokenizer
 (E5Embedder.count_tokens: lines' counts add up, a line break costs none). Evidence recall at N:
@@ -165,6 +167,12 @@ def cut(lines: Lines, budget: int, tokens: Counter) -> str:
     return "\n".join(kept)
 
 
+def evidence_first(lines: Lines, asked: Asked) -> Lines:
+    """The lines holding an evidence turn's text first, each group in its order (the ceiling)."""
+    evidence = [turn.text for turn in asked.conversation.turns if turn.id in asked.evidence]
+    return sorted(lines, key=lambda line: not any(text in line for text in evidence))
+
+
 def tokenizers_compared(conversations: list[Conversation], tokens: Counter) -> dict[str, Any]:
     """The turns' tokens under XLM-R (the budget's) and GPT-4's cl100k_base, and their ratio.
 
@@ -311,6 +319,11 @@ def main() -> None:
                 asked.number
             ],
             **{method: simple_cut(method) for method in lines},
+            "ceiling:evidence-first": lambda asked, budget: cut(
+                evidence_first(whole[asked.conversation.sample_id][asked.number], asked),
+                budget,
+                tokens,
+            ),
         }
         measured = measure(questions, contexts, budgets, tokens)
         compared = tokenizers_compared(conversations, tokens)
