@@ -36,7 +36,7 @@ from locomo import CACHE, ingest_all
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.results import Recall
-from graphmem.retrieval import PRESETS, Association, Components, RecallPolicy, Weights
+from graphmem.retrieval import DEFAULT_PRESET, PRESETS, Association, Components, RecallPolicy
 from graphmem.store.networkx import NetworkXStore
 
 COMPONENTS = tuple(Components.model_fields)
@@ -100,7 +100,8 @@ def filled(recalled: Recalled, order: list[int]) -> float:
 def by_weights(recalls: list[Recalled], weights: np.ndarray) -> float:
     """Mean evidence recall with the lines ordered by the score these weights give."""
     return 100 * statistics.fmean(
-        filled(r, np.argsort(-(r.components @ weights), kind="stable").tolist()) for r in recalls
+        filled(each, np.argsort(-(each.components @ weights), kind="stable").tolist())
+        for each in recalls
     )
 
 
@@ -151,17 +152,16 @@ def main() -> None:
             )
             cut = ask(max_tokens=arguments.budget)
             recalls.append(read(asked, ask(), cut, arguments.budget, count))
-    weights: Weights = PRESETS["balanced"]
-    start = np.array([getattr(weights, name) for name in COMPONENTS])
+    start = np.array([getattr(PRESETS[DEFAULT_PRESET], name) for name in COMPONENTS])
     bound, fitted = fitted_weights(recalls, start)
     rows = {
-        "graphmem, within the budget": 100 * statistics.fmean(r.within for r in recalls),
+        "graphmem, within the budget": 100 * statistics.fmean(each.within for each in recalls),
         "as scored (the recall's weights, simple cut)": by_weights(recalls, start),
         "weights fitted on these questions (a bound)": bound,
         "found (the evidence first: the ceiling)": 100
         * statistics.fmean(
-            filled(r, sorted(range(len(r.tokens)), key=lambda i: not r.evidence[i]))
-            for r in recalls
+            filled(each, sorted(range(len(each.tokens)), key=lambda i: not each.evidence[i]))
+            for each in recalls
         ),
     }
     print(f"\n| LoCoMo, {len(recalls)} questions | evidence recall at {arguments.budget} tokens |")
