@@ -23,6 +23,7 @@ from graphmem.model import (
     Turn,
 )
 from graphmem.results import (
+    Forgotten,
     GraphCounts,
     Health,
     HealthCounts,
@@ -31,6 +32,7 @@ from graphmem.results import (
     Observation,
     OwnerGraph,
     OwnerNight,
+    Profile,
     Recall,
     RecalledMemory,
     SleepProgress,
@@ -45,6 +47,7 @@ __all__ = [
     "ConfigurationError",
     "ConflictError",
     "Event",
+    "Forgotten",
     "GraphCounts",
     "GraphMem",
     "GraphMemError",
@@ -62,6 +65,7 @@ __all__ = [
     "Observation",
     "OwnerGraph",
     "OwnerNight",
+    "Profile",
     "Recall",
     "RecalledMemory",
     "Settings",
