@@ -46,6 +46,7 @@ from graphmem.results import (
     StoreTraffic,
 )
 from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, Weights
+from graphmem.telemetry import Telemetry
 
 T = TypeVar("T")
 
@@ -68,10 +69,13 @@ class AsyncGraphMem:
         *,
         cognition: Cognition | None = None,
         embedder: Embedder | None = None,
+        telemetry: Telemetry | None = None,
         workers: int = DEFAULT_WORKERS,
     ) -> "AsyncGraphMem":
         """Open a GraphMem as `GraphMem.open` does (in a thread) and wrap it."""
-        opening = functools.partial(GraphMem.open, settings, cognition=cognition, embedder=embedder)
+        opening = functools.partial(
+            GraphMem.open, settings, cognition=cognition, embedder=embedder, telemetry=telemetry
+        )
         memory = await asyncio.get_running_loop().run_in_executor(None, opening)
         return cls(memory, workers=workers)
 

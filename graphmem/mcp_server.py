@@ -1,4 +1,4 @@
-"""`graphmem mcp`: observe, recall, consolidate and forget_message as tools of an MCP server.
+"""`graphmem mcp`: observe, observe_many, recall, profile, consolidate, forget_message as MCP tools.
 
 The same tools are served over streamable HTTP by `graphmem mcp --transport http` and, behind
 keys, at /mcp of `graphmem serve` (`http_app`): there each request's key decides, through

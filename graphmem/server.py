@@ -207,7 +207,7 @@ class RecallQuestion(BaseModel):
     since: Moment = Field(None, description="only memories made at or after this time")
     until: Moment = Field(None, description="only memories made before this time")
     kinds: list[str] | None = Field(
-        None, description="only memories of these kinds: observation, fact, knowledge, conjecture"
+        None, description="only memories of these kinds: observation, knowledge, conjecture"
     )
     min_belief: float | None = Field(
         None, description="only memories holding a belief of at least this (0-1), or none"

@@ -55,6 +55,14 @@ def test_every_verb_of_graphmem_is_awaitable_with_the_same_arguments() -> None:
         ), name
 
 
+def test_the_async_memory_opens_with_the_arguments_of_graphmem_open_and_its_workers() -> None:
+    opened = inspect.signature(AsyncGraphMem.open).parameters
+    assert list(opened) == [*inspect.signature(GraphMem.open).parameters, "workers"]
+    for name, parameter in inspect.signature(GraphMem.open).parameters.items():
+        assert opened[name].default == parameter.default, name
+        assert opened[name].kind == parameter.kind, name
+
+
 def test_twenty_concurrent_calls_for_two_owners_store_what_one_by_one_does(
     memory: GraphMem, owner: str
 ) -> None:

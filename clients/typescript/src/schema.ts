@@ -1169,7 +1169,7 @@ export interface components {
             until?: string | null;
             /**
              * Kinds
-             * @description only memories of these kinds: observation, fact, knowledge, conjecture
+             * @description only memories of these kinds: observation, knowledge, conjecture
              */
             kinds?: string[] | null;
             /**
