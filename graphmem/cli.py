@@ -564,6 +564,32 @@ def run_reading(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
         run_turns(settings, arguments, out)
 
 
+def run_upkeep(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run learn, retier or complete-pending: a verb that changes the memory and counts."""
+    owner, command = arguments.owner, arguments.command
+    with GraphMem.open(settings) as memory:
+        if command == "learn":
+            memory.learn(
+                owner, arguments.cause, arguments.effect, arguments.sufficiency, at=arguments.at
+            )
+            print(
+                f"{owner} learned: {arguments.cause} -> {arguments.effect}"
+                f" (sufficiency {arguments.sufficiency:.2f})",
+                file=out,
+            )
+            return
+        if command == "retier":
+            counted = {"retiered": memory.retier(owner, at=arguments.at)}
+        else:
+            counted = {"derived": memory.complete_pending(owner, limit=arguments.limit)}
+    if arguments.json:
+        print(json.dumps({"owner": owner, **counted}), file=out)
+    elif command == "retier":
+        print(f"{owner}: {counted['retiered']} memories moved to another tier", file=out)
+    else:
+        print(f"{owner}: {counted['derived']} pending turns derived", file=out)
+
+
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:
     """Write one owner's graph as JSON lines (to `path`, else `out`): a header, then its records.
 
@@ -977,6 +1003,39 @@ def add_counting(
     turns.add_argument("--json", action="store_true", help="print the turns as a JSON list")
 
 
+def add_upkeep(
+    commands: "argparse._SubParsersAction[argparse.ArgumentParser]",
+    owned: argparse.ArgumentParser,
+    timed: argparse.ArgumentParser,
+) -> None:
+    """Add the learn, retier and complete-pending commands and their arguments."""
+    learn = commands.add_parser(
+        "learn",
+        parents=[owned, timed],
+        help="causal knowledge: CAUSE leads to EFFECT with a sufficiency (0-1)",
+    )
+    learn.add_argument("--cause", required=True, help="what leads to the effect")
+    learn.add_argument("--effect", required=True, help="what the cause leads to")
+    learn.add_argument(
+        "--sufficiency", type=float, required=True, help="how surely it does, from 0 to 1"
+    )
+    retier = commands.add_parser(
+        "retier",
+        parents=[owned, timed],
+        help="sink the memories whose attention faded or that overflow a tier (cheap)",
+    )
+    retier.add_argument("--json", action="store_true", help="print the count as JSON")
+    pending = commands.add_parser(
+        "complete-pending",
+        parents=[owned],
+        help="derive the memories of turns left pending by a failed model, oldest first",
+    )
+    pending.add_argument(
+        "--limit", type=int, default=1000, help="turns derived at most (default 1000)"
+    )
+    pending.add_argument("--json", action="store_true", help="print the count as JSON")
+
+
 def add_forgetting(
     commands: "argparse._SubParsersAction[argparse.ArgumentParser]", owned: argparse.ArgumentParser
 ) -> None:
@@ -1074,6 +1133,7 @@ def parser() -> argparse.ArgumentParser:
     )
     sleep.add_argument("--prefix", help="with --all: only the owners whose name starts with this")
     add_counting(commands, common, owned, timed, one_or_all)
+    add_upkeep(commands, owned, timed)
     export = commands.add_parser(
         "export", parents=[owned], help="write one owner's memory as JSON lines"
     )
@@ -1286,6 +1346,8 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_consolidate(settings, arguments, max(arguments.log_every, 1), out)
     elif command in ("stats", "owners", "health", "profile", "turns"):
         run_reading(settings, arguments, out)
+    elif command in ("learn", "retier", "complete-pending"):
+        run_upkeep(settings, arguments, out)
     elif command == "export":
         run_export(settings, arguments.owner, arguments.out, out)
     elif command == "import":

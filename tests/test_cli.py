@@ -18,7 +18,7 @@ import graphmem.memory
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.model import Turn
+from graphmem.model import Memory, Turn
 from graphmem.results import Health, OwnerGraph, Profile
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked
@@ -122,6 +122,38 @@ def test_turns_prints_a_session_in_order_with_message_ids(
     assert capsys.readouterr().out == "ann has no turns in session 'x'\n"
     assert graphmem.cli.main(["turns", "--last", "-2", *where]) == 1
     assert "last is -2" in capsys.readouterr().err
+
+
+def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "graph.json"
+    where = ["--path", str(path), "--owner", "ann"]
+    with GraphMem.open(Settings(path=path)) as memory:
+        memory.observe("ann", "The bus was late.", at=START)
+        [before] = [item for item in memory.export("ann").nodes if isinstance(item, Memory)]
+    rule = ["--cause", "I sneeze a lot", "--effect", "I have hay fever", "--sufficiency", "0.4"]
+    assert graphmem.cli.main(["learn", *where, *rule, "--at", START.isoformat()]) == 0
+    assert capsys.readouterr().out == (
+        "ann learned: I sneeze a lot -> I have hay fever (sufficiency 0.40)\n"
+    )
+    assert graphmem.cli.main(["retier", *where, "--at", (START + 400 * DAY).isoformat()]) == 0
+    moved = int(capsys.readouterr().out.split(": ")[1].split()[0])
+    assert graphmem.cli.main(["complete-pending", *where, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"owner": "ann", "derived": 0}
+    with GraphMem.open(Settings(path=path)) as memory:
+        assert memory.profile("ann", at=START + DAY).causal_rules == 1
+        [after] = [item for item in memory.export("ann").nodes if item.id == before.id]
+    assert isinstance(after, Memory)
+    assert after.tier > before.tier
+    assert moved >= 1
+    assert graphmem.cli.main(["learn", *where, *rule[:4], "--sufficiency", "1.5"]) == 1
+    assert "sufficiency" in capsys.readouterr().err
+    assert graphmem.cli.main(["complete-pending", *where, "--limit", "0"]) == 1
+    assert "limit is 0" in capsys.readouterr().err
+    with GraphMem.open(Settings(path=path)) as memory:
+        stored = memory.export("ann").nodes
+    assert len([item for item in stored if isinstance(item, Memory)]) == 3  # nothing more
 
 
 def test_health_reports_each_owner_in_text_or_json(
