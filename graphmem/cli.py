@@ -585,7 +585,7 @@ def run_upkeep(settings: Settings, arguments: argparse.Namespace, out: TextIO) -
     if arguments.json:
         print(json.dumps({"owner": owner, **counted}), file=out)
     elif command == "retier":
-        print(f"{owner}: {counted['retiered']} memories moved to another tier", file=out)
+        print(f"{owner}: retiered {counted['retiered']} (moves to a deeper tier)", file=out)
     else:
         print(f"{owner}: {counted['derived']} pending turns derived", file=out)
 

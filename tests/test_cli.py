@@ -138,7 +138,7 @@ def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
         "ann learned: I sneeze a lot -> I have hay fever (sufficiency 0.40)\n"
     )
     assert graphmem.cli.main(["retier", *where, "--at", (START + 400 * DAY).isoformat()]) == 0
-    moved = int(capsys.readouterr().out.split(": ")[1].split()[0])
+    moved = int(capsys.readouterr().out.split("retiered ")[1].split()[0])
     assert graphmem.cli.main(["complete-pending", *where, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"owner": "ann", "derived": 0}
     with GraphMem.open(Settings(path=path)) as memory:
