@@ -1,8 +1,9 @@
 """The `graphmem` command line: observe, import-history, recall, consolidate, stats and more.
 
-The others: profile, turns (a session's history), health, owners, forget (messages, with what
-derives from them), export, import, forget-owner, `demo` (a short conversation that shows every
-mechanism) and `mcp` (the MCP server). `graphmem import-history --help` describes the two
+The others: profile, turns (a session's history), health, owners, learn, retier,
+complete-pending, forget (messages, with what derives from them), export, import, forget-owner,
+`demo` (a short conversation that shows every mechanism), `mcp` (the MCP server), `serve` and
+`keys` (the HTTP service and its keys). `graphmem import-history --help` describes the two
 formats of a chat history.
 
 One piece, read top to bottom: a `run_*` function a command with the printers of what it shows,
@@ -565,7 +566,7 @@ def run_reading(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
 
 
 def run_upkeep(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
-    """Run learn, retier or complete-pending: a verb that changes the memory and counts."""
+    """Run learn, retier or complete-pending: each changes the owner's memory and says what."""
     owner, command = arguments.owner, arguments.command
     with GraphMem.open(settings) as memory:
         if command == "learn":
