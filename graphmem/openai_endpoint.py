@@ -38,6 +38,7 @@ from graphmem.errors import (
     ModelRequestError,
     ModelTooLongError,
 )
+from graphmem.private_files import prepare_private_file
 from graphmem.telemetry import ModelCall, traced_model_call
 
 if TYPE_CHECKING:  # openai itself is imported by the first endpoint made (see OpenAIEndpoint)
@@ -123,7 +124,7 @@ class ResponseCache:
     """Valid model answers kept in SQLite, keyed by model, messages and output schema."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_private_file(path)
         self._lock = threading.Lock()
         self._database = sqlite3.connect(str(path), check_same_thread=False)
         with self._database:

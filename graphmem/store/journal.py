@@ -7,6 +7,12 @@ emptied. A crash at any moment therefore leaves the last snapshot intact and the
 everything written since; opening the store replays it. One process at a time may open a file
 (flock).
 
+Every file of the store is its owner's alone: created 0600 whatever the umask (the temporary
+files too, before a byte is written), and a journal or lock file an earlier graphmem made
+wider is narrowed to 0600 as the store opens; the snapshot and the keys become 0600 when next
+written, each a new file renamed over the old. The folders the store creates for its files
+are 0700; a folder that already exists is left as it is.
+
 The format: the snapshot is one JSON object (FORMAT, VERSION, the sequence number of the last
 change it holds, every node with its label, the tombstones of forgotten messages as nodes of the
 label Tombstone, every edge with its owner and its ends' labels); the
@@ -31,6 +37,7 @@ from pydantic import BaseModel
 from graphmem.errors import StoreError
 from graphmem.keys import ApiKey
 from graphmem.model import NODE_LABELS, Link, Node
+from graphmem.private_files import create_private_folders, open_private
 from graphmem.store.base import Tombstone
 
 FORMAT = "graphmem-networkx"
@@ -81,7 +88,7 @@ class KeyFile:
         if self._path is not None:
             records = [key.model_dump(mode="json") for key in keys.values()]
             temporary = self._path.with_name(self._path.name + ".tmp")
-            with temporary.open("wb") as file:
+            with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC), "wb") as file:
                 file.write(orjson.dumps(records, option=orjson.OPT_INDENT_2))
                 file.flush()
                 os.fsync(file.fileno())
@@ -103,8 +110,9 @@ class Journal:
     def open(self) -> Stored:
         """Lock the files, read the snapshot and the journal, and open the journal to append."""
         try:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._lock_file = self._path.with_name(self._path.name + ".lock").open("ab")
+            create_private_folders(self._path.parent)
+            lock_path = self._path.with_name(self._path.name + ".lock")
+            self._lock_file = os.fdopen(open_private(lock_path, os.O_WRONLY | os.O_APPEND), "ab")
         except OSError as error:
             raise StoreError(f"cannot open the store at {self._path}: {error.strerror}") from None
         try:
@@ -118,7 +126,9 @@ class Journal:
             journal = b""
             if self._journal_path.exists():
                 journal = self._journal_path.read_bytes()
-            self._journal_file = self._journal_path.open("ab")
+            self._journal_file = os.fdopen(
+                open_private(self._journal_path, os.O_WRONLY | os.O_APPEND), "ab"
+            )
         except OSError as error:
             self._lock_file.close()
             self._lock_file = None
@@ -165,7 +175,7 @@ class Journal:
             ],
         }
         temporary = self._path.with_name(self._path.name + ".tmp")
-        with temporary.open("wb") as file:
+        with os.fdopen(open_private(temporary, os.O_WRONLY | os.O_TRUNC), "wb") as file:
             file.write(orjson.dumps(data, default=_json_form))
             file.flush()
             os.fsync(file.fileno())
