@@ -8,18 +8,20 @@ it. What cannot cross HTTP is left out: `progress` callbacks, and the counters o
 
 Errors come back as the GraphMemError the server met (400 and 422 InvalidInputError, 409
 ConflictError, 502 ModelError, 503 StoreUnavailableError), 401 and 403 as AccessError, 413 and
-429 as RequestRefusedError; a message unknown to `forget_message` gives `Forgotten(found=False)`,
-as in process. A call that changes nothing more when repeated (a read, a peek, an observe whose
-messages all have ids, the sleep job, forgetting) is tried again after a connection error or a
-503, and any call after a 429, up to `retries` times, waiting what Retry-After says or else
-`backoff` seconds, doubled each time.
+429 as RequestRefusedError; a key unknown to `revoke_key` (404) gives None, as in process. A call
+that changes nothing more when repeated (a read, a peek, an observe whose messages all have ids,
+the sleep job, forgetting) is tried again after a connection error or a 503, and any call after
+a 429, up to `retries` times, waiting what Retry-After says or else `backoff` seconds, doubled
+each time.
+
+An export answers the lines of the file `graphmem export` writes (a header, then the records):
+the client reads it as `graphmem import` does, and the answer saved to a file imports as it is.
 
 Each verb's request is built once (`Calls`); the two clients differ only in sending it, so
 their verbs are one-line twins, kept explicit for their signatures and docstrings.
 """
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +43,7 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from graphmem.file_formats import read_export
 from graphmem.keys import KeyInfo, NewKey
 from graphmem.model import MemoryKind, Turn
 from graphmem.results import (
@@ -92,9 +95,12 @@ def _reader(kind: type[T]) -> Callable[[httpx.Response], T]:
 
 
 def _graph(response: httpx.Response) -> OwnerGraph:
-    """The graph an export streamed, one record a line."""
-    records = [json.loads(line) for line in response.text.splitlines() if line.strip()]
-    return OwnerGraph.from_records(records)
+    """The graph an export streamed: the lines of an export file, its header first."""
+    try:
+        _owner, graph = read_export(response.text.splitlines())
+    except InvalidInputError as error:
+        raise StoreError(f"graphmem serve's export is not an export file: {error}") from None
+    return graph
 
 
 class _RecallAnswer(BaseModel):
@@ -195,16 +201,6 @@ class Calls:
         return Call("POST", _owner_path(owner, verb), _reader(kind), body, None, True)
 
     @staticmethod
-    def forget_message(owner: str, message_id: str) -> Call[Forgotten]:
-        """The request of forget_message: a 404 is a message the owner does not have."""
-        absent = Forgotten(
-            owner=owner, message_id=message_id, found=False, deleted={}, rewritten={}
-        )
-        path = _owner_path(owner, "forget_message")
-        body = {"message_id": message_id}
-        return Call("POST", path, _reader(Forgotten), body, None, True, lambda: absent)
-
-    @staticmethod
     def create_key(owners: Sequence[str], owner_prefix: str | None, admin: bool) -> Call[NewKey]:
         """The request of create_key."""
         body = {"owners": list(owners), "owner_prefix": owner_prefix, "admin": admin}
@@ -226,7 +222,11 @@ class _Client:
     """What both clients share: the key, the retries, and reading an answer."""
 
     def __init__(self, key: str | None, retries: int, backoff: float) -> None:
-        self.headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self.headers = {"Content-Type": "application/json"}
+        """Declared on every request, a GET's too: a server without keys asks it of a caller
+        without one (no web page can send it without the server's consent)."""
+        if key:
+            self.headers["Authorization"] = f"Bearer {key}"
         self._retries = retries
         self._backoff = backoff
 
@@ -390,7 +390,8 @@ class GraphMemClient(_Client):
 
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP."""
-        return self._do(Calls.forget_message(owner, message_id))
+        body = {"message_id": message_id}
+        return self._do(Calls.post(owner, "forget_message", Forgotten, body))
 
     def forget(self, owner: str) -> GraphCounts:
         """GraphMem.forget, over HTTP."""
@@ -589,7 +590,8 @@ class AsyncGraphMemClient(_Client):
 
     async def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP, awaitable."""
-        return await self._do(Calls.forget_message(owner, message_id))
+        body = {"message_id": message_id}
+        return await self._do(Calls.post(owner, "forget_message", Forgotten, body))
 
     async def forget(self, owner: str) -> GraphCounts:
         """GraphMem.forget, over HTTP, awaitable."""

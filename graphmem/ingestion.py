@@ -133,6 +133,8 @@ class Ingestion:
                 f" {'are' if many else 'is'} already stored with another text{others}"
             )
         pending = [turn for turn in stored.values() if turn.pending]
+        # A new turn is stored pending: one that is not was stored and derived by an earlier call.
+        already = {turn.id for turn in stored.values() if not turn.pending}
         derived: dict[str, Derived] = {}
         with _collector_paused():
             for chunk in self._chunks(pending):
@@ -178,6 +180,7 @@ class Ingestion:
                     memories=memories,
                     pending=turn.id in pending_left,
                     conjectures=conjectures,
+                    already_stored=turn.id in already,
                 )
             )
         return observations

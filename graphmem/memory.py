@@ -222,8 +222,9 @@ class GraphMem:
         """Store perceived items as Turns in one transaction, then derive their Memories.
 
         Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
-        `observe`); one message id stores once, and a message forgotten earlier (its id has the
-        tombstone `forget_message` left) not at all: its observation says `forgotten`, unless
+        `observe`); one message id stores once (observed again once derived, its observation
+        says `already_stored`), and a message forgotten earlier (its id has the tombstone
+        `forget_message` left) not at all: its observation says `forgotten`, unless
         `readmit_forgotten` deletes the tombstones of the batch's ids and stores the messages
         afresh. The turns are stored, in order, before any model call. Their memories are
         derived OBSERVE_CHUNK turns at a time (fewer when the model's context is too small for

@@ -69,9 +69,8 @@ class Observation(BaseModel):
 
     `pending` is true when the model failed: the turn is stored and its memories will be
     derived by a later call or by `complete_pending`. `memories` is empty then, and also when
-    the turn had been derived by an earlier call (the message was already stored) or the
-    message was forgotten earlier. `conjectures` are the impressions that this turn tipped over
-    the threshold: new conjecture memories for the agent to consider.
+    the message was `already_stored` or `forgotten` earlier. `conjectures` are the impressions
+    that this turn tipped over the threshold: new conjecture memories for the agent to consider.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -83,6 +82,10 @@ class Observation(BaseModel):
     forgotten: bool = False
     """The message was forgotten earlier (its id has a tombstone): nothing was stored, and
     `turn` is the turn as given. `readmit_forgotten=True` stores it again."""
+    already_stored: bool = False
+    """The message id was stored by an earlier call, which derived its memories: nothing new was
+    stored or derived, and `turn` is the turn stored then. (A message that an earlier call left
+    pending is derived by this call, if the model answers, and is not flagged.)"""
 
     def as_json(self) -> dict[str, Any]:
         """The observation as JSON-ready data: everything but the embeddings."""

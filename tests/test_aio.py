@@ -136,3 +136,17 @@ def test_a_cancelled_call_leaves_the_whole_effect_or_none(
     turns, memories = graph_of(aio.memory, owner)
     assert turns == {("c0", TEXTS[0])}  # the running call's whole effect; the others' none
     assert {text for text, _importance in memories} == {TEXTS[0]}
+
+
+def test_an_awaited_observe_says_when_its_message_was_already_stored(
+    memory: GraphMem, owner: str
+) -> None:
+    async def twice() -> list[bool]:
+        aio = AsyncGraphMem(memory, workers=2)
+        first = await aio.observe(owner, TEXTS[0], message_id="m0", at=START)
+        again = await aio.observe_many(
+            owner, [{"text": TEXTS[0], "message_id": "m0"}, {"text": TEXTS[1]}]
+        )
+        return [first.already_stored, *(observed.already_stored for observed in again)]
+
+    assert asyncio.run(twice()) == [False, True, False]

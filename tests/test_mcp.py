@@ -186,6 +186,7 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
             "pending",
             "conjectures",
             "forgotten",
+            "already_stored",
         }
         assert "embedding" not in observe.output_schema["$defs"]["Memory"]["properties"]
         many = tools["observe_many"]
@@ -221,6 +222,7 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert first["turn"]["id"] == "m1"
             assert datetime.fromisoformat(first["turn"]["created_at"]) == YESTERDAY
             assert first["pending"] is False
+            assert first["already_stored"] is False
             [memory] = first["memories"]
             assert memory["text"] == "I'm allergic to milk."
             assert memory["kind"] == "observation"
@@ -245,6 +247,7 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
                 )
             )
             assert again["memories"] == []  # a known message id stores nothing new
+            assert again["already_stored"] is True
 
             result = await session.call_tool(
                 "recall", {"owner": owner, "query": "Can I drink this milk?", "k": 5}
@@ -332,6 +335,8 @@ def test_observe_many_stores_a_batch_at_once_or_nothing_of_it(launch: Launch, ow
         assert [len(item["memories"]) for item in observations] == [1, 1]
         assert observations[0]["memories"][0]["importance"] > 5  # health
         assert [item["memories"] for item in again["observations"]] == [[], []]
+        assert [item["already_stored"] for item in observations] == [False, False]
+        assert [item["already_stored"] for item in again["observations"]] == [True, True]
 
     run(scenario)
     assert sorted(turn.id for turn in turns_of(launch.open_store(), owner)) == ["m1", "m2"]

@@ -9,11 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.cognition.base import AttentionLabel, AttentionQuestion
+from graphmem.cognition.base import (
+    AttentionLabel,
+    AttentionQuestion,
+    PerceptionQuestion,
+    Perceptions,
+)
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, Embedder, Purpose
-from graphmem.errors import ConflictError, InvalidInputError
+from graphmem.errors import ConflictError, InvalidInputError, ModelError
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, Event, LinkType, Memory, MemoryKind, Turn
 from graphmem.retrieval import QUERY_EMBEDDING_CHARS, QueryTurn
@@ -27,7 +32,9 @@ DAY_ONE = datetime(2026, 4, 1, 20, tzinfo=UTC)
 def test_the_same_message_id_stores_one_turn(memory: GraphMem, store: Store, owner: str) -> None:
     first = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
     again = memory.observe(owner, "My throat is sore.", message_id="m-1", at=DAY_ONE)
-    assert again.turn == first.turn
+    assert (first.already_stored, again.already_stored) == (False, True)
+    assert again.as_json()["already_stored"] is True  # as MCP and HTTP answer it
+    assert (again.turn, again.memories) == (first.turn, [])
     assert again.conjectures == []  # the impression counted once, so the cold once
     counts = store.count_graph(owner)
     assert counts.nodes["Turn"] == 1
@@ -375,12 +382,42 @@ def test_a_batch_observed_again_changes_nothing(memory: GraphMem, store: Store, 
     memory.observe_many(owner, items[:10])
     before = store.export(owner)
     again = memory.observe_many(owner, items[:10])
-    assert [(item.pending, item.memories, item.conjectures) for item in again] == [
-        (False, [], [])
-    ] * 10
+    assert [
+        (item.pending, item.memories, item.conjectures, item.already_stored) for item in again
+    ] == [(False, [], [], True)] * 10
     assert store.export(owner) == before
     rest = memory.observe_many(owner, items)
     assert [bool(item.memories) for item in rest] == [False] * 10 + [True] * 6
+    assert [item.already_stored for item in rest] == [True] * 10 + [False] * 6
+
+
+class DownCognition(OfflineCognition):
+    """The offline cognition, except that the model is down whenever a turn is perceived."""
+
+    def perceive(self, question: PerceptionQuestion) -> Perceptions:
+        """Fail as an unreachable model does."""
+        raise ModelError("the model is down")
+
+    def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
+        """Fail as an unreachable model does."""
+        raise ModelError("the model is down")
+
+
+def test_only_a_message_derived_earlier_is_already_stored(
+    store: Store, embedder: CachedEmbedder, owner: str
+) -> None:
+    down, up = GraphMem(store, embedder, DownCognition()), GraphMem(store, embedder)
+    left = down.observe(owner, "I keep bees.", message_id="b1", at=DAY_ONE)
+    assert (left.pending, left.already_stored) == (True, False)
+    derived = up.observe(owner, "I keep bees.", message_id="b1", at=DAY_ONE)
+    assert (derived.pending, bool(derived.memories), derived.already_stored) == (False, True, False)
+    again = up.observe(owner, "I keep bees.", message_id="b1", at=DAY_ONE)
+    assert (again.pending, again.memories, again.already_stored) == (False, [], True)
+    up.forget_message(owner, "b1")
+    forgotten = up.observe(owner, "I keep bees.", message_id="b1", at=DAY_ONE)
+    assert (forgotten.forgotten, forgotten.already_stored) == (True, False)
+    readmitted = up.observe(owner, "I keep bees.", message_id="b1", readmit_forgotten=True)
+    assert (bool(readmitted.memories), readmitted.already_stored) == (True, False)
 
 
 def test_observing_leaves_the_garbage_collector_as_it_found_it(

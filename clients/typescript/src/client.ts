@@ -8,12 +8,15 @@
  * and the server in step. A recall answers `{recall, rendered}`: the subgraph and its text for a
  * prompt (Python's `Recall.render()`).
  *
- * Errors are the server's refusals as graphmem's error classes (./errors.ts). A message unknown
- * to `forgetMessage` answers `found: false`, and a key unknown to `revokeKey` undefined, as in
- * Python. A call that changes nothing more when repeated (a read, a peek, an observe whose
- * messages all have ids, the sleep job, forgetting) is tried again after a connection error or a
- * 503, and any call after a 429, up to `retries` times, waiting what Retry-After says or else
- * `backoff` seconds, doubled each time.
+ * Errors are the server's refusals as graphmem's error classes (./errors.ts). A key unknown to
+ * `revokeKey` (404) gives undefined, as in Python. A call that changes nothing more when repeated
+ * (a read, a peek, an observe whose messages all have ids, the sleep job, forgetting) is tried
+ * again after a connection error or a 503, and any call after a 429, up to `retries` times,
+ * waiting what Retry-After says or else `backoff` seconds, doubled each time.
+ *
+ * An export answers the lines of the file `graphmem export` writes: a header naming the format,
+ * its version and the owner, then the records. `export` checks the header and gives the records,
+ * which `load` takes back.
  */
 import { ERRORS, type GraphMemError, StoreError, StoreUnavailableError } from './errors.js';
 import type { components, operations } from './schema.js';
@@ -96,12 +99,43 @@ interface Answered {
 /** An answer holding one JSON value (typed by the call, not checked). */
 const json = <T>(text: string): T => JSON.parse(text) as T;
 
-/** An answer holding one JSON value a line (an export). */
-const lines = <T>(text: string): T[] =>
-  text
+/** The header of an export file, as graphmem/file_formats.py writes it. */
+interface ExportHeader {
+  format: 'graphmem-export';
+  version: number;
+  owner: string;
+}
+
+/** The format an export's header names, and the versions this client reads. */
+const EXPORT_FORMAT = 'graphmem-export';
+const EXPORT_VERSIONS = [1, 2];
+
+/** Whether a parsed line is the header of an export file of a version this client reads. */
+const isExportHeader = (value: unknown): value is ExportHeader => {
+  const header = value as Partial<ExportHeader> | null;
+  return (
+    typeof header === 'object' &&
+    header !== null &&
+    header.format === EXPORT_FORMAT &&
+    EXPORT_VERSIONS.includes(header.version ?? 0) &&
+    typeof header.owner === 'string'
+  );
+};
+
+/** The records of an export file's lines (typed, not checked), after its header. */
+const exported = (text: string): GraphRecord[] => {
+  const [header, ...records] = text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as T);
+    .map((line) => JSON.parse(line) as unknown);
+  if (!isExportHeader(header)) {
+    const versions = EXPORT_VERSIONS.join(' or ');
+    throw new StoreError(
+      `the export does not start with a ${EXPORT_FORMAT} header of version ${versions}`,
+    );
+  }
+  return records as GraphRecord[];
+};
 
 /** The path of a verb on an owner's memory (the owner escaped as one path segment). */
 const ownerPath = (owner: string, verb: string): string =>
@@ -122,7 +156,12 @@ export class GraphMemClient {
   /** A client of the server at `url` (e.g. http://127.0.0.1:8420). */
   constructor(url: string, options: ClientOptions = {}) {
     this.base = url.replace(/\/+$/, '');
-    this.headers = options.key ? { authorization: `Bearer ${options.key}` } : {};
+    // JSON declared on every request, a GET's too: a server without keys asks it of a caller
+    // without one (no web page can send it without the server's consent).
+    this.headers = {
+      'content-type': 'application/json',
+      ...(options.key ? { authorization: `Bearer ${options.key}` } : {}),
+    };
     this.timeout = options.timeout ?? 60;
     this.retries = options.retries ?? 3;
     this.backoff = options.backoff ?? 0.5;
@@ -195,21 +234,7 @@ export class GraphMemClient {
 
   /** GraphMem.forget_message: forget a message and what derives only from it. */
   forgetMessage(owner: string, messageId: string): Promise<Forgotten> {
-    const absent: Forgotten = {
-      owner,
-      message_id: messageId,
-      found: false,
-      deleted: {},
-      rewritten: {},
-    };
-    return this.send<Forgotten>({
-      method: 'POST',
-      path: ownerPath(owner, 'forget_message'),
-      body: { message_id: messageId },
-      idempotent: true,
-      read: json,
-      missing: () => absent,
-    });
+    return this.post(owner, 'forget_message', { message_id: messageId }, true);
   }
 
   /** GraphMem.forget: delete everything of this owner. */
@@ -237,10 +262,10 @@ export class GraphMemClient {
     return this.get(ownerPath(owner, 'statistics'));
   }
 
-  /** GraphMem.export: the owner's graph as records, which `load` takes back. */
+  /** GraphMem.export: the owner's graph as records (the export file's, after its header). */
   export(owner: string): Promise<GraphRecord[]> {
     const path = ownerPath(owner, 'export');
-    return this.send<GraphRecord[]>({ method: 'GET', path, idempotent: true, read: lines });
+    return this.send<GraphRecord[]>({ method: 'GET', path, idempotent: true, read: exported });
   }
 
   /** GraphMem.load: add exported records to the owner's memory. */
@@ -309,11 +334,9 @@ export class GraphMemClient {
     }
     const query = String(search);
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const headers =
-      body === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
     const response = await fetch(`${this.base}${call.path}${query ? `?${query}` : ''}`, {
       method: call.method,
-      headers,
+      headers: this.headers,
       body: body ?? null,
       signal: AbortSignal.timeout(this.timeout * 1000),
     });

@@ -97,6 +97,8 @@ export interface paths {
         /**
          * Observe Many
          * @description GraphMem.observe_many: store messages in one transaction, then derive them.
+         *
+         *     413 when the messages are more than the server takes in one request (serve --max-messages).
          */
         post: operations["observe_many_v1_owners__owner__observe_many_post"];
         delete?: never;
@@ -218,7 +220,7 @@ export interface paths {
          * Forget Message
          * @description GraphMem.forget_message: forget a message and what derives only from it.
          *
-         *     404 when the owner has no such message.
+         *     `found` is false when the owner has no such message (nothing changes), as on every face.
          */
         post: operations["forget_message_v1_owners__owner__forget_message_post"];
         delete?: never;
@@ -336,7 +338,9 @@ export interface paths {
         };
         /**
          * Export
-         * @description GraphMem.export: the owner's graph, one JSON record a line (what `load` takes).
+         * @description GraphMem.export: the export file's lines, a header then one JSON record a line.
+         *
+         *     `graphmem import` reads it as it is; its records are what `load` takes.
          */
         get: operations["export_v1_owners__owner__export_get"];
         put?: never;
@@ -845,9 +849,8 @@ export interface components {
          *
          *     `pending` is true when the model failed: the turn is stored and its memories will be
          *     derived by a later call or by `complete_pending`. `memories` is empty then, and also when
-         *     the turn had been derived by an earlier call (the message was already stored) or the
-         *     message was forgotten earlier. `conjectures` are the impressions that this turn tipped over
-         *     the threshold: new conjecture memories for the agent to consider.
+         *     the message was `already_stored` or `forgotten` earlier. `conjectures` are the impressions
+         *     that this turn tipped over the threshold: new conjecture memories for the agent to consider.
          */
         Observation: {
             turn: components["schemas"]["Turn"];
@@ -865,6 +868,11 @@ export interface components {
              * @default false
              */
             forgotten?: boolean;
+            /**
+             * Already Stored
+             * @default false
+             */
+            already_stored?: boolean;
         };
         /**
          * ObserveMany

@@ -27,6 +27,9 @@ test('a message observed is recalled, listed as a turn, and gone once forgotten'
   const seen = await ann.observe('ann-forget', text, { message_id: 'm1', session: 's1' });
   assert.equal(seen.turn.id, 'm1');
   assert.equal(seen.turn.session, 's1');
+  assert.equal(seen.already_stored, false);
+  const again = await ann.observe('ann-forget', text, { message_id: 'm1', session: 's1' });
+  assert.deepEqual([again.already_stored, again.memories], [true, []]); // stored once
 
   const found = await ann.recall('ann-forget', 'What am I allergic to?', { peek: true });
   assert.equal(found.recall.memories[0]?.memory.text, text);
@@ -42,7 +45,7 @@ test('a message observed is recalled, listed as a turn, and gone once forgotten'
   assert.equal(forgotten.found, true);
   assert.equal(forgotten.deleted['Turn'], 1);
   assert.deepEqual(await ann.turns('ann-forget', { session: 's1' }), []);
-  assert.equal((await ann.forgetMessage('ann-forget', 'm1')).found, false); // the server's 404
+  assert.equal((await ann.forgetMessage('ann-forget', 'm1')).found, false); // as in Python
   const after = await ann.recall('ann-forget', 'What am I allergic to?', { peek: true });
   assert.doesNotMatch(after.rendered, /peanuts/);
 });
