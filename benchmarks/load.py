@@ -264,7 +264,7 @@ class Served:
 def start_server(key: str, environ: dict[str, str]) -> Served:
     """Start `graphmem serve` on Neo4j with this environment; return once it is ready."""
     port = free_port()
-    limits = ["--rate", str(RATE), "--burst", str(RATE)]
+    limits = ["--rate", str(RATE), "--burst", str(RATE), "--in-flight", str(RATE)]
     process = subprocess.Popen(  # noqa: S603 (our venv's python, no shell)
         [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *limits, *NEO4J],
         cwd=ROOT,

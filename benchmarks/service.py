@@ -10,9 +10,9 @@ for the few texts that no earlier run produced (the JSON counts the embeddings e
 to the cache). Each server is `graphmem serve` as a user starts it, a process of its own on
 127.0.0.1, with an admin key made before by `graphmem keys create --admin --json` (the clients
 send it; the script revokes it once the server has stopped), its default 8 workers, and
-`--rate` and `--burst` raised to RATE so that the rate limiter, which still runs, never
-answers 429. The script reads each server's "Uvicorn running on" line (it listens) before using
-it, and reads its log of the requests (the time the app took for each) to the end.
+`--rate`, `--burst` and `--in-flight` raised to RATE so that the limiter, which still runs, never
+answers 429. The script reads each server's "graphmem serve listening on" line (it listens)
+before using it, and reads its log of the requests (the time the app took for each) to the end.
 
 1 and 2, embedded store, one client, both ways at once: a memory in process (GraphMem) on one
 file and a server on another, empty file (GraphMemClient), given the same requests:
@@ -77,6 +77,7 @@ from graphmem.cognition import offline
 from graphmem.errors import GraphMemError
 from graphmem.memory import GraphMem
 from graphmem.results import Recall
+from graphmem.server import LISTENING
 
 T = TypeVar("T")
 Item = dict[str, Any]
@@ -202,7 +203,7 @@ def wait_ready(process: "subprocess.Popen[str]", log: list[str]) -> None:
     assert process.stderr is not None
     for line in process.stderr:
         log.append(line)
-        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
+        if LISTENING in line:  # listening (after "Application startup complete")
             return
     raise SystemExit(f"graphmem serve ended with {process.wait()}:\n{''.join(log)}")
 
@@ -220,7 +221,7 @@ def serving(store: list[str]) -> Iterator[Server]:
     """
     made = json.loads(graphmem("keys", "create", "--admin", "--json", *store))
     port = free_port()
-    limits = ["--rate", str(RATE), "--burst", str(RATE)]
+    limits = ["--rate", str(RATE), "--burst", str(RATE), "--in-flight", str(RATE)]
     process = subprocess.Popen(  # noqa: S603 (our venv's python, no shell)
         [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *limits, *store],
         cwd=ROOT,

@@ -14,18 +14,21 @@ graphmem.file_formats'; what they do is the facade's (graphmem.memory).
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from enum import IntEnum
 from pathlib import Path
 from typing import Any, TextIO
+from urllib.parse import quote
 
 from graphmem import __version__
 from graphmem.config import Settings, user_store_file
 from graphmem.demo import default_language, run_demo
 from graphmem.demo_story import LANGUAGES
-from graphmem.errors import ConfigurationError, GraphMemError, InvalidInputError
+from graphmem.errors import ConfigurationError, GraphMemError, InvalidInputError, StoreError
 from graphmem.file_formats import export_records, read_export, read_history, read_messages
 from graphmem.memory import MAX_LOAD_ITEMS, OBSERVE_CHUNK, GraphMem
 from graphmem.model import Link, LinkType, Node, Turn, check_text
@@ -53,6 +56,21 @@ BELIEF_BAR = 50
 """The length of the longest bar of the belief histogram (`stats`); the others are in proportion."""
 SHOWN_CHARS = 40
 """How much of a memory's text `recall` shows where it names one memory from another's lines."""
+HELD_ELSEWHERE = " is open in another process"
+"""How the embedded store's error ends when another process (a server, most likely) holds it."""
+SERVE_PORT = 8420
+"""The port `graphmem serve` listens on unless --port says otherwise."""
+
+
+class ExitStatus(IntEnum):
+    """The statuses `graphmem` exits with, each listed in docs/cli.md."""
+
+    DONE = 0
+    """The command did its work."""
+    ERROR = 1
+    """An error, said in one line on standard error (a GraphMemError, ConfigurationError too)."""
+    USAGE = 2
+    """A command line it cannot parse: argparse's own status, printed with the usage."""
 
 
 class ObserveProgress:
@@ -1062,23 +1080,28 @@ def add_forgetting(
     )
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command line's grammar."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
-    where = common.add_mutually_exclusive_group()
+def store_flags(kept: str) -> argparse.ArgumentParser:
+    """The flags that name a command's store; `kept` says where the memory is without a path."""
+    flags = argparse.ArgumentParser(add_help=False)
+    flags.add_argument("--store", choices=["networkx", "neo4j"], help="where the graph is")
+    where = flags.add_mutually_exclusive_group()
     where.add_argument(
         "--path",
         type=Path,
-        help="file of the networkx store (default: GRAPHMEM_PATH, else the per-user file"
-        f" {user_store_file()})",
+        help=f"file of the networkx store (default: GRAPHMEM_PATH, else {kept})",
     )
     where.add_argument(
         "--in-memory",
         action="store_true",
         help="keep the networkx store in this process only: gone when the command ends",
     )
-    common.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
+    flags.add_argument("--config", type=Path, help="a TOML file of settings (GRAPHMEM_CONFIG)")
+    return flags
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's grammar."""
+    common = store_flags(f"the per-user file {user_store_file()}")
     owned = argparse.ArgumentParser(add_help=False, parents=[common])
     owned.add_argument("--owner", required=True, help="whose memory (the tenant)")
     timed = argparse.ArgumentParser(add_help=False)
@@ -1089,11 +1112,20 @@ def parser() -> argparse.ArgumentParser:
     whom = one_or_all.add_mutually_exclusive_group(required=True)
     whom.add_argument("--owner", help="the owner whose memory it is about")
     whom.add_argument("--all", action="store_true", help="every owner, one after another")
-    top = argparse.ArgumentParser(prog="graphmem", description=__doc__)
+    top = argparse.ArgumentParser(
+        prog="graphmem",
+        description="Long-term memory for conversational agents, kept as a graph: observe what"
+        " is said, recall what relates to a question, and let the sleep job (consolidate)"
+        " summarise and consolidate what was observed. A command about one user's memory names"
+        f" the user with --owner. The memory is kept in {user_store_file()} unless --path,"
+        " GRAPHMEM_PATH, --in-memory or --store neo4j says otherwise. Start with `graphmem"
+        " demo`, a short conversation that shows every mechanism; `graphmem COMMAND --help`"
+        " describes a command.",
+    )
     top.add_argument("--version", action="version", version=f"graphmem {__version__}")
     commands = top.add_subparsers(dest="command", required=True)
 
-    add_demo(commands, common)
+    add_demo(commands, store_flags("in memory only: gone when the demo ends"))
     observe = commands.add_parser(
         "observe", parents=[owned], help="observe messages: JSON lines from a file or stdin"
     )
@@ -1174,7 +1206,7 @@ def add_service(
         " store the server is open, on a loopback address only.",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8420, help="port (default 8420)")
+    serve.add_argument("--port", type=int, default=SERVE_PORT, help=f"port (default {SERVE_PORT})")
     serve.add_argument(
         "--max-body", type=int, default=1_000_000, help="bytes of a request body (default 1 MB)"
     )
@@ -1183,6 +1215,46 @@ def add_service(
     )
     serve.add_argument("--burst", type=int, default=100, help="requests at once per key")
     serve.add_argument("--workers", type=int, default=8, help="verbs that run at once (default 8)")
+    serve.add_argument(
+        "--in-flight",
+        type=int,
+        default=4,
+        help="requests of one key in progress at once; more get 429 (default 4)",
+    )
+    serve.add_argument(
+        "--max-messages",
+        type=int,
+        default=100,
+        help="messages one observe_many may carry; more get 413 (default 100)",
+    )
+    serve.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        help="seconds a request's headers may take; then the connection closes (default 10)",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a request's body may take once its headers are in; then 408 (default 30)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the server answers to besides the address it listens on (repeatable;"
+        " a Host header naming any other is refused, against DNS rebinding)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a proxy's address whose X-Forwarded-For names the client (repeatable; otherwise"
+        " the header is ignored)",
+    )
     keys = commands.add_parser("keys", help="create, list and revoke API keys")
     actions = keys.add_subparsers(dest="action", required=True)
     create = actions.add_parser(
@@ -1217,18 +1289,50 @@ def run_service(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
         )
         return
     if arguments.command == "serve":
-        from graphmem.server import Limits, serve  # noqa: PLC0415 (its extra may be missing)
+        from graphmem.server import (  # noqa: PLC0415 (its extra may be missing)
+            Limits,
+            Perimeter,
+            serve,
+        )
 
-        limits = Limits(max_body=arguments.max_body, rate=arguments.rate, burst=arguments.burst)
+        limits = Limits(
+            max_body=arguments.max_body,
+            max_messages=arguments.max_messages,
+            rate=arguments.rate,
+            burst=arguments.burst,
+            in_flight=arguments.in_flight,
+            header_timeout=arguments.header_timeout,
+            body_timeout=arguments.body_timeout,
+        )
+        perimeter = Perimeter(
+            allowed_hosts=tuple(arguments.allowed_host),
+            trusted_proxies=tuple(arguments.trusted_proxy),
+        )
         serve(
             settings,
             host=arguments.host,
             port=arguments.port,
             limits=limits,
             workers=arguments.workers,
+            perimeter=perimeter,
         )
         return
-    with GraphMem.open(settings) as memory:
+    run_keys(settings, arguments, out)
+
+
+def run_keys(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Run `keys create`, `keys list` or `keys revoke` on the store the settings name.
+
+    A store file that another process holds (`graphmem serve`, most likely) is refused with
+    what to do instead: stop the server, or manage the keys through it.
+    """
+    try:
+        memory = GraphMem.open(settings)
+    except StoreError as error:
+        if not str(error).endswith(HELD_ELSEWHERE):
+            raise
+        raise StoreError(f"{error}. {keys_through_the_server(arguments)}") from None
+    with memory:
         if arguments.action == "create":
             made = memory.create_key(
                 owners=arguments.owner, owner_prefix=arguments.owner_prefix, admin=arguments.admin
@@ -1256,6 +1360,40 @@ def run_service(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
             if revoked is None:
                 raise InvalidInputError(f"no key {arguments.id!r} (graphmem keys list shows them)")
             print(f"key {revoked.id} revoked", file=out)
+
+
+def keys_through_the_server(arguments: argparse.Namespace) -> str:
+    """What to do when a `keys` command finds its store file held by `graphmem serve`."""
+    url = f"http://127.0.0.1:{SERVE_PORT}/v1/keys"
+    admin = ["-H", "Authorization: Bearer ADMIN_KEY"]
+    json_body = ["-H", "Content-Type: application/json", "-d"]
+    if arguments.action == "create":
+        scope = {
+            "owners": arguments.owner,
+            "owner_prefix": arguments.owner_prefix,
+            "admin": arguments.admin,
+        }
+        body = json.dumps({name: value for name, value in scope.items() if value})
+        done, route = "create the key", "POST /v1/keys"
+        command = ["curl", "-X", "POST", *admin, *json_body, body, url]
+    elif arguments.action == "list":
+        done, route = "list the keys", "GET /v1/keys"
+        command = ["curl", *admin, url]
+    else:
+        done, route = "revoke the key", "POST /v1/keys/{id}/revoke"
+        command = ["curl", "-X", "POST", *admin, f"{url}/{quote(arguments.id, safe='')}/revoke"]
+    advice = (
+        "If it is `graphmem serve`, either stop the server and run this command again, or"
+        f" {done} through the server ({route}) with an admin key, at the server's address:"
+        f" `{shlex.join(command)}`"
+    )
+    if arguments.action == "create":
+        first = ["curl", "-X", "POST", *json_body, json.dumps({"admin": True}), url]
+        advice += (
+            "; a server with no key yet creates its first key, an admin key, that way without"
+            f" one (and asks for keys from then on): `{shlex.join(first)}`"
+        )
+    return advice
 
 
 def run_forgetting(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
@@ -1359,19 +1497,19 @@ def run(arguments: argparse.Namespace, out: TextIO) -> None:
         run_service(settings, arguments, out)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Parse the command line and run it; returns the process exit code."""
+def main(argv: Sequence[str] | None = None) -> ExitStatus:
+    """Parse the command line and run it; returns the process exit status."""
     arguments = parser().parse_args(argv)
     try:
         run(arguments, sys.stdout)
     except GraphMemError as error:  # one line, though a driver's reason may hold several
         print(f"graphmem: {' '.join(str(error).splitlines())}", file=sys.stderr)
-        return 1
+        return ExitStatus.ERROR
     except UnicodeDecodeError as error:  # standard input that is not UTF-8
         print(f"graphmem: the input is not UTF-8: {error}", file=sys.stderr)
-        return 1
+        return ExitStatus.ERROR
     except BrokenPipeError:  # the reader went away (graphmem ... | head): stop, quietly
         # Standard output is flushed once more at exit; point it at nothing so that it can be.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
-    return 0
+        return ExitStatus.ERROR
+    return ExitStatus.DONE

@@ -19,6 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from graphmem.errors import InvalidInputError
 from graphmem.model import Moment, Owner, check_owner
 
+PREFIX_ENDS = ":._-@"
+"""The characters an owner prefix must end with: a separator, so that `tenant-7:` cannot reach
+`tenant-70:x` as `tenant-7` would."""
 SECRET = re.compile(r"gmk_(?P<id>[0-9a-f]{16})_[A-Za-z0-9_-]{43}")
 """What a key's secret looks like: its id, then 32 random bytes in URL-safe base64."""
 
@@ -42,6 +45,12 @@ class KeyInfo(BaseModel):
         if self.admin or owner in self.owners:
             return True
         return self.owner_prefix is not None and owner.startswith(self.owner_prefix)
+
+    def sole_owner(self) -> str | None:
+        """The one owner this key may touch, if it may touch one only."""
+        if self.admin or self.owner_prefix is not None or len(self.owners) != 1:
+            return None
+        return self.owners[0]
 
     def scope(self) -> str:
         """What the key may touch, in words."""
@@ -86,6 +95,12 @@ def new_key(
             check_owner(owner_prefix)  # the start of owners' names is itself one
         except ValueError as error:
             raise InvalidInputError(f"owner_prefix: {error}") from None
+        if not owner_prefix.endswith(tuple(PREFIX_ENDS)):
+            raise InvalidInputError(
+                f"owner_prefix must end with a separator, one of {' '.join(PREFIX_ENDS)}"
+                f" ({owner_prefix[:40]!r} would also reach owners such as"
+                f" {owner_prefix[:40] + '0'!r}): e.g. {owner_prefix[:40] + ':'!r}"
+            )
     if not (owners or owner_prefix is not None or admin):
         raise InvalidInputError("a key needs owners, an owner prefix or admin")
     key_id = secrets.token_hex(8)

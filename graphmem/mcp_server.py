@@ -7,6 +7,7 @@ PERMITTED, which owners its tool calls may touch.
 
 import inspect
 import json
+import math
 import signal
 import threading
 from collections.abc import Callable, Iterator
@@ -18,8 +19,10 @@ from typing import Annotated, Any, Literal
 import anyio
 from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
+from graphmem import __version__
 from graphmem.config import Settings
 from graphmem.errors import ConfigurationError, GraphMemError
+from graphmem.keys import KeyInfo
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import check_owner
 from graphmem.results import Forgotten, Observation, Profile, Recall, SleepReport
@@ -28,6 +31,7 @@ try:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools import Tool
+    from mcp.server.models import InitializationOptions
     from mcp.server.stdio import stdio_server
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.message import SessionMessage
@@ -35,6 +39,7 @@ try:
         PARSE_ERROR,
         CallToolResult,
         ErrorData,
+        InputRequiredResult,
         JSONRPCError,
         TextContent,
         ToolAnnotations,
@@ -45,8 +50,9 @@ except ModuleNotFoundError as missing:
         f"graphmem mcp needs the MCP SDK ({missing}): pip install 'graphmem[mcp]'"
     ) from None
 
-PERMITTED: ContextVar[Callable[[str], bool] | None] = ContextVar("permitted", default=None)
-"""Which owners the current request's key may touch (graphmem serve sets it); None: any."""
+PERMITTED: ContextVar[KeyInfo | None] = ContextVar("permitted", default=None)
+"""The current request's key, which says the owners it may touch (graphmem serve sets it);
+None: any owner."""
 
 INSTRUCTIONS = """\
 Long-term memory of the conversations with the user, kept as a graph.
@@ -127,12 +133,21 @@ class Observations(BaseModel):
 
 
 class MemoryTools:
-    """The tools over one GraphMem: one call at a time, confined to `owner` when it is set."""
+    """The tools over one GraphMem, confined to `owner` when it is set.
 
-    def __init__(self, memory: GraphMem, owner: str | None) -> None:
+    One call at a time for each owner; the calls of different owners run side by side.
+    """
+
+    def __init__(self, memory: GraphMem, owner: str | None, *, max_messages: int | None) -> None:
         self.owner = owner
+        self.max_messages = max_messages
+        """Messages one observe_many may carry; None: any number."""
         self._memory = memory
-        self._lock = threading.Lock()
+        self._locks: dict[str, threading.Lock] = {}
+        self._calls = threading.Condition()
+        """Guards the owners' locks and the calls in progress, which close waits for."""
+        self._in_progress = 0
+        self._closed = False
 
     def observe(
         self,
@@ -155,9 +170,10 @@ class MemoryTools:
         conjectures: impressions the turn made strong enough to consider, such as "The user has
         a cold".
         """
-        with self._call():
+        whose = self._whose(owner)
+        with self._call(whose):
             observation = self._memory.observe(
-                self._whose(owner),
+                whose,
                 text,
                 message_id=message_id,
                 at=at,
@@ -187,10 +203,16 @@ class MemoryTools:
         A bad message is named by its position, counting from 0 (item 2: ...), and then none is
         stored. Returns observations, one per message, in order.
         """
+        if self.max_messages is not None and len(messages) > self.max_messages:
+            raise ToolError(
+                f"messages: {len(messages)} in one call, at most {self.max_messages}: send them"
+                " in several calls"
+            )
         items = [message.model_dump() for message in messages]
-        with self._call():
+        whose = self._whose(owner)
+        with self._call(whose):
             observations = self._memory.observe_many(
-                self._whose(owner), items, readmit_forgotten=readmit_forgotten
+                whose, items, readmit_forgotten=readmit_forgotten
             )
         observed = {"observations": [observation.as_json() for observation in observations]}
         return CallToolResult(
@@ -258,9 +280,10 @@ class MemoryTools:
         association came through), the links among them, the searches made (attempts) and the
         memories woken.
         """
-        with self._call():
+        whose = self._whose(owner)
+        with self._call(whose):
             recall = self._memory.recall(
-                self._whose(owner),
+                whose,
                 query,
                 k=k,
                 motivation=motivation,
@@ -288,8 +311,9 @@ class MemoryTools:
         and the memory ids each line rests on. Read without a model call: cheap to ask at the
         start of every conversation.
         """
-        with self._call():
-            profile = self._memory.profile(self._whose(owner))
+        whose = self._whose(owner)
+        with self._call(whose):
+            profile = self._memory.profile(whose)
         return CallToolResult(
             content=[TextContent(type="text", text=profile.render() or "(nothing known yet)")],
             structured_content=profile.model_dump(mode="json"),
@@ -300,8 +324,9 @@ class MemoryTools:
 
         Returns the counts of what it did, the model calls by task and the seconds it took.
         """
-        with self._call():
-            return self._memory.consolidate(self._whose(owner))
+        whose = self._whose(owner)
+        with self._call(whose):
+            return self._memory.consolidate(whose)
 
     def forget_message(
         self,
@@ -315,21 +340,26 @@ class MemoryTools:
         impressions it was a cue of lose its part. Returns the nodes deleted per label and what
         was derived again; found is false when no such message was stored (nothing changes).
         """
-        with self._call():
-            return self._memory.forget_message(self._whose(owner), message_id)
+        whose = self._whose(owner)
+        with self._call(whose):
+            return self._memory.forget_message(whose, message_id)
 
     def close(self) -> None:
-        """Close the memory once the call in progress, if any, has finished."""
-        with self._lock:
-            self._memory.close()
+        """Close the memory once the calls in progress, if any, have finished."""
+        with self._calls:
+            self._closed = True
+            self._calls.wait_for(lambda: self._in_progress == 0)
+        self._memory.close()
 
     def _whose(self, owner: str | None) -> str:
         """The owner a call works on: the server's, else the one named, if the key permits."""
         if self.owner is None:
+            key = PERMITTED.get()
+            if owner is None:
+                owner = None if key is None else key.sole_owner()
             if owner is None:
                 raise ToolError("name the owner: this server serves several owners")
-            permitted = PERMITTED.get()
-            if permitted is not None and not permitted(owner):
+            if key is not None and not key.permits(owner):
                 raise ToolError("this key may not touch this owner")
             return owner
         if owner is not None and owner != self.owner:
@@ -340,13 +370,22 @@ class MemoryTools:
         return self.owner
 
     @contextmanager
-    def _call(self) -> Iterator[None]:
-        """Hold the memory for one call; report graphmem's errors as tool errors."""
-        with self._lock:
-            try:
+    def _call(self, owner: str) -> Iterator[None]:
+        """Hold the owner's memory for one call; report graphmem's errors as tool errors."""
+        with self._calls:
+            if self._closed:
+                raise ToolError("the server is stopping")
+            self._in_progress += 1
+            lock = self._locks.setdefault(owner, threading.Lock())
+        try:
+            with lock:
                 yield
-            except GraphMemError as error:
-                raise ToolError(str(error)) from error
+        except GraphMemError as error:
+            raise ToolError(str(error)) from error
+        finally:
+            with self._calls:
+                self._in_progress -= 1
+                self._calls.notify_all()
 
 
 def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
@@ -383,12 +422,68 @@ def _no_constant(name: str) -> None:
 
 
 class _Server(MCPServer):
-    """The SDK's server, except that over stdio a line its parser refuses is read once more.
+    """The SDK's server, except for three things.
 
-    A line that still is no JSON-RPC message is answered with a parse error (id null), as
-    JSON-RPC says; the SDK drops it, and a client whose request the server could not read
-    would wait for its answer forever.
+    Over stdio a line its parser refuses is read once more; a line that still is no JSON-RPC
+    message is answered with a parse error (id null), as JSON-RPC says; the SDK drops it, and a
+    client whose request the server could not read would wait for its answer forever.
+    A tool call's arguments are checked first: an argument the tool does not take, NaN or
+    Infinity is refused by name (the SDK ignores the one and takes the others), and a
+    validation error says what is wrong without pydantic's links. Over HTTP the instructions
+    say which owners the request's key covers.
     """
+
+    def __init__(self, memory_tools: MemoryTools, **options: Any) -> None:
+        super().__init__("graphmem", version=__version__, **options)
+        self.memory_tools = memory_tools
+        # The SDK reads the instructions once per server; graphmem serve answers each request
+        # with its key's own, so the options are made afresh for each initialize.
+        lowlevel = self._lowlevel_server
+        made = lowlevel.create_initialization_options
+
+        def for_this_key(*args: Any, **kwargs: Any) -> InitializationOptions:
+            options = made(*args, **kwargs)
+            return options.model_copy(update={"instructions": self.instructions_now()})
+
+        lowlevel.create_initialization_options = for_this_key  # type: ignore[method-assign]
+
+    def instructions_now(self) -> str:
+        """The instructions, with the owners that this server, or the request's key, covers."""
+        key = PERMITTED.get()
+        if self.memory_tools.owner is not None:
+            scope = f"owner {self.memory_tools.owner} only; leave the owner argument out"
+        elif key is None:
+            scope = "every owner; name the owner in each call"
+        elif (sole := key.sole_owner()) is not None:
+            scope = f"owner {sole} only, with this key; the owner argument may be left out"
+        else:
+            scope = f"with this key, {key.scope()}; name the owner in each call"
+        return f"{INSTRUCTIONS}\nThis server serves {scope}."
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool once its arguments are known and finite; ToolError naming one otherwise.
+
+        Validation errors are told in plain words, each with its argument.
+        """
+        tool = self._tool_manager.get_tool(name)
+        if tool is not None:
+            taken = sorted(tool.parameters.get("properties", {}))
+            for argument, value in arguments.items():
+                if argument not in taken:
+                    raise ToolError(
+                        f"{name} takes no argument {argument[:40]!r}; it takes {', '.join(taken)}"
+                    )
+                if not _finite(value):
+                    raise ToolError(f"{argument}: NaN and Infinity are not numbers JSON has")
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {_problems(cause)}") from cause
 
     async def run_stdio_async(self) -> None:
         """Serve over stdin and stdout until stdin closes."""
@@ -442,12 +537,30 @@ def _tool(
     return tool
 
 
+def _finite(value: object) -> bool:
+    """Whether a JSON value holds no NaN or Infinity, at any depth."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(map(_finite, value))
+    if isinstance(value, dict):
+        return all(map(_finite, value.values()))
+    return True
+
+
+def _problems(error: ValidationError) -> str:
+    """A validation error's problems, each with its argument, without pydantic's links."""
+    return "; ".join(
+        f"{'.'.join(map(str, problem['loc']))}: {problem['msg'].removeprefix('Value error, ')}"
+        for problem in error.errors()
+    )
+
+
 def _server(tools: MemoryTools) -> MCPServer:
     """The MCP server of the six tools."""
-    scope = "every owner" if tools.owner is None else f"owner {tools.owner} only"
     return _Server(
-        "graphmem",
-        instructions=f"{INSTRUCTIONS}\nThis server serves {scope}.",
+        tools,
+        instructions=INSTRUCTIONS,
         tools=[
             _tool(tools.observe, "Observe a message", idempotent=True, output=Observation),
             _tool(
@@ -484,7 +597,7 @@ def serve(
     try:
         with (
             suppress(KeyboardInterrupt),
-            closing(MemoryTools(GraphMem.open(settings), owner)) as tools,
+            closing(MemoryTools(GraphMem.open(settings), owner, max_messages=None)) as tools,
         ):
             server = _server(tools)
             if transport == "stdio":
@@ -495,21 +608,17 @@ def serve(
         signal.signal(signal.SIGTERM, previous)
 
 
-def http_app(memory: GraphMem, *, host: str) -> Any:
+def http_app(memory: GraphMem, *, max_messages: int) -> Any:
     """The tools over streamable HTTP at /mcp, for `graphmem serve` to mount (a Starlette app).
 
     Stateless, with JSON answers: each request stands alone, so the key of each request, checked
     by the server, decides what its tool calls may touch (PERMITTED). The memory stays open:
-    the server closes it.
+    the server closes it. The server checks the Host header of every route, /mcp's included,
+    so the SDK's own check is off.
     """
-    server = _server(MemoryTools(memory, None))
-    # On a loopback host the SDK's defaults admit local Host headers only (against DNS
-    # rebinding); elsewhere the keys guard the server and any Host header may come.
-    opened = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    loopback = host in {"127.0.0.1", "localhost", "::1"}
+    server = _server(MemoryTools(memory, None, max_messages=max_messages))
     return server.streamable_http_app(
         stateless_http=True,
         json_response=True,
-        host=host,
-        transport_security=None if loopback else opened,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )

@@ -271,7 +271,7 @@ class RecallPolicy(BaseModel):
 class Weights(BaseModel):
     """How much each normalised component counts in a memory's score."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     relevance: float = Field(1.0, ge=0)
     lexical: float = Field(0.0, ge=0)

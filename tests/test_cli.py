@@ -15,6 +15,7 @@ import pytest
 import graphmem
 import graphmem.cli
 import graphmem.memory
+from graphmem.cli import ExitStatus
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
@@ -50,6 +51,24 @@ def test_version_prints_the_version_of_the_installed_package() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"graphmem {graphmem.__version__}\n"
     assert graphmem.__version__ == importlib.metadata.version("graphmem")
+
+
+def test_every_exit_status_of_the_command_line_is_listed_in_its_page() -> None:
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    table = page.split("\n| exit status | when |\n|---|---|\n", 1)[1].split("\n\n", 1)[0]
+    listed = {
+        int(status): when for status, when in re.findall(r"^\| (\d+) \| (.+) \|$", table, re.M)
+    }
+    assert set(ExitStatus) <= set(listed)
+    assert run_cli("owners", "--in-memory", env=clean_env()).returncode == ExitStatus.DONE
+    assert run_cli("stats", "--in-memory", env=clean_env()).returncode == ExitStatus.USAGE
+    configuration = run_cli(
+        "stats", "--owner", "a", "--in-memory", "--store", "neo4j", env=clean_env()
+    )
+    assert configuration.returncode == ExitStatus.ERROR, configuration.stderr
+    assert configuration.stderr.startswith("graphmem: --in-memory is for the networkx store")
+    assert "a `ConfigurationError`: such as" in listed[ExitStatus.ERROR]
+    assert "`--in-memory` with `--store neo4j`" in listed[ExitStatus.ERROR]
 
 
 def test_consolidate_runs_for_every_owner_with_log_lines(tmp_path: Path) -> None:

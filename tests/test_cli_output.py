@@ -3,6 +3,7 @@
 import io
 import json
 import re
+import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -199,13 +200,15 @@ def test_import_history_counts_in_the_singular_and_names_pending_only_when_some_
     history = tmp_path / "one.json"
     history.write_text(json.dumps([[{"role": "user", "content": "Hello there."}]]))
     command = ["import-history", "--owner", "ann", str(history)]
-    unreachable = {
-        "GRAPHMEM_COGNITION": "openai",
-        "GRAPHMEM_OPENAI_API_KEY": "key",
-        "GRAPHMEM_OPENAI_BASE_URL": "http://127.0.0.1:9/v1",  # the discard port: refused
-        "GRAPHMEM_OPENAI_MAX_RETRIES": "0",
-    }
-    code, out, errors = graphmem(where, *command, env=unreachable)
+    with socket.socket() as held:  # bound, not listening: connecting to it is refused
+        held.bind(("127.0.0.1", 0))
+        unreachable = {
+            "GRAPHMEM_COGNITION": "openai",
+            "GRAPHMEM_OPENAI_API_KEY": "key",
+            "GRAPHMEM_OPENAI_BASE_URL": f"http://127.0.0.1:{held.getsockname()[1]}/v1",
+            "GRAPHMEM_OPENAI_MAX_RETRIES": "0",
+        }
+        code, out, errors = graphmem(where, *command, env=unreachable)
     assert code == 0, errors
     assert out == (
         "imported 1 message from 1 session: 0 new turns, 0 already stored, 1 pending (the model"
@@ -238,6 +241,27 @@ def test_the_help_names_every_mcp_tool_or_none_and_explains_the_transport() -> N
     transport = options.split("--transport {stdio,http}", 1)[1].split("\n  --host", 1)[0]
     assert "stdio" in transport
     assert "http://HOST:PORT/mcp" in " ".join(transport.split())
+
+
+def test_the_help_speaks_to_users_and_says_where_each_command_keeps_the_memory(
+    user_data_folder: Path,
+) -> None:
+    file = user_data_folder / "graphmem" / "graph.json"
+    unwrapped = {"COLUMNS": "1000"}  # a line a paragraph: the path is never cut
+    code, text, errors = graphmem([], "--help", env=unwrapped)
+    assert code == 0, errors
+    description = text.split("\n\n")[1]
+    assert description.startswith("Long-term memory for conversational agents"), description
+    assert f"The memory is kept in {file} unless --path" in description
+    assert not re.search(r"run_|printers|facade|graphmem\.\w", text), text  # the code's words
+    for command in ("observe", "keys create", "serve", "mcp"):
+        code, text, errors = graphmem([], *command.split(), "--help", env=unwrapped)
+        assert code == 0, errors
+        assert f"(default: GRAPHMEM_PATH, else the per-user file {file})" in text, command
+    code, text, errors = graphmem([], "demo", "--help", env=unwrapped)
+    assert code == 0, errors
+    assert "(default: GRAPHMEM_PATH, else in memory only: gone when the demo ends)" in text
+    assert str(file) not in text
 
 
 def test_the_belief_histogram_draws_bars_in_proportion_to_the_counts() -> None:

@@ -2,13 +2,22 @@
 
 import asyncio
 import json
+import re
+import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from graphmem.cli import SERVE_PORT
 from graphmem.config import user_store_file
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import clean_env, run_forked
+from .test_docs import serving
 from .test_mcp import Launch, connected, structured
+from .test_server import free_port
 
 PARIS = json.dumps({"text": "I live in Paris.", "message_id": "p1"}) + "\n"
 FIRST_USE = "graphmem: the memory is kept in {path} ("
@@ -121,3 +130,54 @@ def test_the_per_user_file_is_in_the_platform_data_folder() -> None:
     assert user_store_file(home | {"LOCALAPPDATA": local}, "win32") == (
         Path(local) / "graphmem" / "graph.json"
     )
+
+
+def test_keys_on_a_file_that_graphmem_serve_holds_say_both_ways_to_manage_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "graph.json"
+    where = ["--path", str(path)]
+    with serving(["--port", str(free_port()), *where], tmp_path, clean_env()) as url:
+        said = {}
+        for action, route in [
+            (["create", "--owner", "alice"], "create the key through the server (POST /v1/keys)"),
+            (["list"], "list the keys through the server (GET /v1/keys)"),
+            (["revoke", "KEY-ID"], "revoke the key through the server (POST /v1/keys/{id}/revoke)"),
+        ]:
+            done = run_forked(["keys", *action, *where], clean_env())
+            assert (done.returncode, done.stdout) == (1, "")
+            [line] = done.stderr.splitlines()
+            assert line.startswith(f"graphmem: {path} is open in another process. "), line
+            assert "stop the server and run this command again" in line
+            assert f"{route} with an admin key" in line
+            said[action[0]] = line
+        assert "a server with no key yet creates its first key" in said["create"]
+        first_key = "curl -X POST -H 'Content-Type: application/json' -d '{\"admin\": true}'"
+        assert f"`{first_key} http://127.0.0.1:{SERVE_PORT}/v1/keys`" in said["create"]
+
+        # The commands it suggests work as written, at the server's address.
+        if shutil.which("curl") is None:
+            pytest.skip("no curl to run the commands suggested")
+
+        def run(line: str, which: int, replaced: dict[str, str]) -> Any:
+            command = re.findall(r"`(curl [^`]+)`", line)[which]
+            command = command.replace(f"http://127.0.0.1:{SERVE_PORT}", url)
+            for shown, value in replaced.items():
+                command = command.replace(shown, value)
+            done = subprocess.run(
+                ["bash", "-c", f"{command} --silent --fail-with-body"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert done.returncode == 0, f"{command}: {done.stdout}{done.stderr}"
+            return json.loads(done.stdout)
+
+        first = run(said["create"], 1, {})  # no key yet: the first is made without one
+        admin = {"ADMIN_KEY": first["secret"]}
+        alice = run(said["create"], 0, admin)
+        assert alice["key"]["owners"] == ["alice"]
+        listed = run(said["list"], 0, admin)
+        assert {key["id"] for key in listed} == {first["key"]["id"], alice["key"]["id"]}
+        revoked = run(said["revoke"], 0, admin | {"KEY-ID": alice["key"]["id"]})
+        assert revoked["revoked_at"] is not None

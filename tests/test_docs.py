@@ -15,6 +15,8 @@ scripts/neo4j and docker compose; MCP servers, which run until stopped; `graphme
 in the background for the page's later blocks; the error tree) is a
 stand-in of STAND_INS, found by its first line, with the check that stands in for running it.
 Any other block of another language fails the test.
+The pages show `graphmem serve` on its default port; a page runs it, and every block that names
+its address, on a free port of its own, while something else listens on the default one.
 A page that talks to Neo4j (NEO4J_PAGES) runs on the neo4j_server fixture; the owners it uses
 are forgotten before and after it.
 """
@@ -22,16 +24,22 @@ are forgotten before and after it.
 import ast
 import asyncio
 import doctest
+import errno
+import http.client
+import importlib.metadata
 import io
 import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, redirect_stdout
-from dataclasses import dataclass, field
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager, redirect_stdout
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +49,16 @@ import neo4j  # noqa: TID251
 import pytest
 from mcp import ClientSession  # noqa: TID251
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: TID251
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 import graphmem.errors
 from graphmem import GraphMem
-from graphmem.cli import parser
+from graphmem.cli import SERVE_PORT, parser
 from graphmem.testing import Reply, chat_reply, scripted_openai_server, tool_call_reply
 
 from .conftest import ROOT, Neo4jServer, clean_env
+from .test_server import free_port
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """The pages whose code runs here. README.zh-CN.md holds the English README's code (its
@@ -63,6 +74,8 @@ BIN = Path(sys.executable).parent
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 MCP_TOOLS = {"observe", "observe_many", "recall", "profile", "consolidate", "forget_message"}
+SHOWN_PORT = re.compile(rf"(?<=:){SERVE_PORT}\b|(?<=--port ){SERVE_PORT}\b")
+"""The default port of `graphmem serve` where a page shows it: in an address or after --port."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +130,10 @@ class Page:
     namespace: dict[str, Any] = field(init=False, default_factory=dict)
     printed: str | None = field(init=False, default=None)
     """What the last python block printed, for a text block right after it."""
-    servers: list[subprocess.Popen[str]] = field(init=False, default_factory=list)
+    servers: ExitStack = field(init=False, default_factory=ExitStack)
     """The `graphmem serve` processes the page started, stopped when it ends."""
+    port: int = field(init=False, default_factory=free_port)
+    """The free port its blocks use where the page shows the default port of `graphmem serve`."""
 
     def __post_init__(self) -> None:
         self.env = clean_env() | {"HOME": str(self.folder), "PATH": f"{BIN}:{os.environ['PATH']}"}
@@ -138,6 +153,7 @@ class Page:
         """Run one block of the page, after the blocks before it."""
         printed, self.printed = self.printed, None
         stand_in = STAND_INS.get(block.first_line)
+        block = replace(block, code=SHOWN_PORT.sub(str(self.port), block.code))
         if stand_in is not None:
             stand_in(self, block)
         elif block.language == "python":
@@ -201,15 +217,54 @@ class Page:
         assert records, f"{block.where}: the query found nothing"
 
     def close(self) -> None:
-        """Close what the page's Python left open, and stop its servers (which must stop well)."""
-        for value in self.namespace.values():
-            if isinstance(value, GraphMem):
-                value.close()
-        for server in self.servers:
-            server.terminate()
-            assert server.wait(timeout=30) == 0
-            assert server.stderr is not None
-            server.stderr.close()
+        """Close what the page's Python left open, then stop its servers, whatever fails."""
+        with ExitStack() as closing:
+            closing.push(self.servers)
+            for value in self.namespace.values():
+                if isinstance(value, GraphMem):
+                    closing.callback(value.close)
+
+
+@contextmanager
+def serving(arguments: list[str], folder: Path, env: dict[str, str]) -> Iterator[str]:
+    """`graphmem serve ARGUMENTS` run in `folder`, its address once it answers there; stopped
+    after, it must stop well (its memory closed). Its log is a file beside the folder."""
+    served = parser().parse_args(["serve", *arguments])
+    log = folder.parent / f"{folder.name}-serve.log"
+    with log.open("wb") as errors:
+        server = subprocess.Popen(
+            [str(BIN / "graphmem"), "serve", *arguments],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+        )
+    try:
+        while server.poll() is None:  # ready once it answers
+            connection = http.client.HTTPConnection(served.host, served.port, timeout=5)
+            try:
+                connection.request("GET", "/healthz")
+                status = connection.getresponse().status
+            except OSError:  # not listening yet
+                time.sleep(0.1)
+                continue
+            finally:
+                connection.close()
+            assert status == 200, f"/healthz answered {status}\n{log.read_text()}"
+            break
+        else:
+            pytest.fail(f"graphmem serve ended with {server.returncode}:\n{log.read_text()}")
+        yield f"http://{served.host}:{served.port}"
+    finally:
+        server.terminate()
+        try:
+            stopped = server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+            raise
+    assert stopped == 0, f"graphmem serve stopped with {stopped}:\n{log.read_text()}"
 
 
 def console_commands(block: Block) -> Iterator[tuple[str, str]]:
@@ -311,27 +366,12 @@ def mcp_servers(page: Page, block: Block) -> None:
 
 def http_server(page: Page, block: Block) -> None:
     """`graphmem serve` runs until stopped: it is started in the page's folder with the page's
-    environment, at the address its comment gives, and the page goes on once it is ready."""
+    environment, at the address its comment gives, and the page goes on once it answers."""
     command, _, comment = block.code.strip().partition("  # ")
     words = shlex.split(command)
-    arguments = parser().parse_args(words[1:])
-    assert arguments.command == "serve"
-    assert f"http://{arguments.host}:{arguments.port}" in comment
-    server = subprocess.Popen(
-        [str(BIN / "graphmem"), *words[1:]],
-        cwd=page.folder,
-        env=page.env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    page.servers.append(server)
-    assert server.stderr is not None
-    for line in server.stderr:  # it says when it is ready
-        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
-            return
-    pytest.fail(f"{block.where}: graphmem serve ended with {server.wait()}")
+    assert words[:2] == ["graphmem", "serve"]
+    url = page.servers.enter_context(serving(words[2:], page.folder, page.env))
+    assert url in comment
 
 
 def desktop_configuration(page: Page, block: Block) -> None:
@@ -433,7 +473,22 @@ def page_param(page: Path) -> Any:
     return pytest.param(page, id=name, marks=marks)
 
 
+@pytest.fixture
+def shown_port_taken() -> Iterator[None]:
+    """Something else listening on the default port of `graphmem serve`, as on a machine where
+    it is in use: a socket of the test's, unless another process holds the port already."""
+    with socket.socket() as other:
+        try:
+            other.bind(("127.0.0.1", SERVE_PORT))
+            other.listen()
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+        yield
+
+
 @pytest.mark.parametrize("page", [page_param(page) for page in PAGES])
+@pytest.mark.usefixtures("shown_port_taken")
 def test_the_code_of_each_page_runs(
     page: Path,
     request: pytest.FixtureRequest,
@@ -481,6 +536,67 @@ def forget_owners(server: Neo4jServer | None, owners: tuple[str, ...]) -> None:
 def test_every_stand_in_is_on_a_page() -> None:
     first_lines = {block.first_line for page in PAGES for block in blocks(page)}
     assert set(STAND_INS) <= first_lines
+
+
+def test_the_extras_a_page_names_install_what_its_python_imports() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras: dict[str, list[str]] = project["optional-dependencies"]
+    providers = importlib.metadata.packages_distributions()
+    for page in PAGES:
+        named = set(re.findall(r"graphmem\[([\w-]+)\]", page.read_text(encoding="utf-8")))
+        given = [*project["dependencies"], *(wanted for extra in named for wanted in extras[extra])]
+        installed = installed_with(given)
+        for block in blocks(page):
+            if block.language != "python":
+                continue
+            for module in imported_modules(block.code) - {"graphmem", *sys.stdlib_module_names}:
+                distributions = {canonicalize_name(name) for name in providers.get(module, [])}
+                assert distributions & installed, (
+                    f"{block.where}: {module} ({', '.join(distributions)}) is installed neither"
+                    f" by graphmem nor by an extra the page names ({', '.join(sorted(named))})"
+                )
+
+
+def imported_modules(code: str) -> set[str]:
+    """The top-level modules a Python block imports."""
+    modules = set()
+    for statement in ast.walk(ast.parse(code)):
+        if isinstance(statement, ast.Import):
+            modules |= {alias.name.split(".")[0] for alias in statement.names}
+        elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            modules.add(statement.module.split(".")[0])
+    return modules
+
+
+def installed_with(requirements: Iterable[str]) -> set[str]:
+    """The distributions that installing these requirements here installs, by their metadata."""
+    installed: set[str] = set()
+    seen: set[tuple[str, frozenset[str]]] = set()
+    waiting = [(Requirement(text), frozenset({""})) for text in requirements]
+    while waiting:  # each with the extras of what required it ("" for none)
+        requirement, wanted = waiting.pop()
+        name, extras = canonicalize_name(requirement.name), frozenset(requirement.extras)
+        marker = requirement.marker
+        if (marker and not any(marker.evaluate({"extra": e}) for e in wanted)) or (
+            (name, extras) in seen
+        ):
+            continue
+        seen.add((name, extras))
+        installed.add(name)
+        theirs = importlib.metadata.requires(name) or []
+        waiting += [(Requirement(text), extras | {""}) for text in theirs]
+    return installed
+
+
+def test_the_typescript_clients_engines_ask_for_the_node_its_tests_run_on() -> None:
+    client = ROOT / "clients" / "typescript"
+    script = (ROOT / "scripts" / "test-typescript").read_text(encoding="utf-8")
+    [oldest] = re.findall(r"\[ \"\$\(node -p .+\)\" -lt (\d+) \]", script)
+    [installed] = re.findall(r"^NODE_VERSION=(\d+)\.", script, re.MULTILINE)
+    engines = json.loads((client / "package.json").read_text(encoding="utf-8"))["engines"]
+    assert engines == {"node": f">={oldest}"}
+    assert installed == oldest
+    assert "engine-strict=true" in (client / ".npmrc").read_text().splitlines()  # npm ci says so
 
 
 def test_no_link_leaves_the_repository() -> None:

@@ -76,7 +76,7 @@ from graphmem.model import (
     Turn,
     check_owner,
 )
-from graphmem.server import Limits
+from graphmem.server import LISTENING, Limits
 from graphmem.server import keys as key_routes
 from graphmem.server import owners as owner_routes
 from graphmem.server import service as service_routes
@@ -1574,8 +1574,8 @@ def tool_text_of(answer: dict[str, Any]) -> str:
 ROUTERS = {"service": service_routes, "owners": owner_routes, "keys": key_routes}
 """The routers of `graphmem serve`: every route of each gets every hostile input."""
 MAX_BODY = Limits().max_body
-SERVE_FLAGS = ("--rate", "1000000", "--burst", "1000000")
-"""Thousands of requests in seconds: the rate limit is not what these tests are about."""
+SERVE_FLAGS = ("--rate", "1000000", "--burst", "1000000", "--in-flight", "1000000")
+"""Thousands of requests in seconds: the limits per key are not what these tests are about."""
 NO_KEY = "0123456789abcdef"
 """A key id that no key has."""
 NOT_A_ROUTE = "(bytes that are not HTTP)"
@@ -1860,7 +1860,7 @@ def serving(where: list[str], tally: Tally, log_file: Path) -> Iterator[HttpServ
     log: list[str] = []
     for line in process.stderr:  # the server says when it is ready
         log.append(line)
-        if "Uvicorn running on" in line:  # listening (after "Application startup complete")
+        if LISTENING in line:  # listening (after "Application startup complete")
             break
     else:
         raise AssertionError(f"graphmem serve ended with {process.wait()}: {''.join(log)[-2000:]}")

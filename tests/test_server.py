@@ -37,6 +37,7 @@ from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
 from graphmem.results import Recall
+from graphmem.server import LISTENING
 from graphmem.server import owners as owner_routes
 from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 
@@ -144,7 +145,7 @@ def start_server() -> Iterator[StartServer]:
         log = LOGS[url] = Log()
         reader = threading.Thread(target=log.read, args=(process.stderr,), daemon=True)
         reader.start()  # drained as it writes, so that a full pipe never stops the server
-        if not log.wait_for(lambda line: "Uvicorn running on" in line):  # listening now
+        if not log.wait_for(lambda line: LISTENING in line):  # listening now
             raise AssertionError(f"graphmem serve is not ready: {''.join(log.lines)}")
         started.append((process, reader))
         return url
@@ -208,7 +209,7 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
             "I moved to Lyon."
         ]
         with pytest.raises(
-            InvalidInputError, match=r"query\.last: Input should be greater than or equal to 0"
+            InvalidInputError, match=r"^last: Input should be greater than or equal to 0"
         ):
             client.turns(owner, session="", last=-1)
         assert owner in client.owners()
@@ -395,8 +396,12 @@ def test_bodies_over_the_limit_get_413_and_requests_over_the_rate_429(
         big = http.post("/v1/owners/alice/observe", json={"text": "x" * 5000}, headers=headers)
         assert big.status_code == 413
         assert "2000 bytes" in big.json()["error"]["message"]
-        answers = [http.get("/v1/owners/alice/statistics", headers=headers) for _ in range(4)]
-        assert [answer.status_code for answer in answers] == [200, 200, 200, 429]  # burst 3
+        answers = [http.get("/v1/owners/alice/statistics", headers=headers) for _ in range(3)]
+        assert [answer.status_code for answer in answers] == [
+            200,
+            200,
+            429,
+        ]  # burst 3, the 413's too
         assert int(answers[-1].headers["retry-after"]) >= 1
     with GraphMemClient(url, secret, retries=0) as client, pytest.raises(RequestRefusedError):
         client.statistics("alice")
@@ -441,7 +446,7 @@ def test_the_mcp_tools_are_served_at_mcp_behind_the_same_keys(served: Served) ->
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
     answer = httpx.post(f"{served.url}/mcp", json=initialize)
     assert answer.status_code == 401
-    assert answer.json()["error"]["code"] == "unauthorized"
+    assert answer.json()["error"]["message"].startswith("send a valid key")  # a JSON-RPC error
     with GraphMemClient(served.url, served.bob) as bob:
         assert bob.statistics(served.ben).total == 0  # ben's memory untouched
 
