@@ -1,25 +1,29 @@
 """What abuse costs `graphmem serve`: bodies without a key, slow clients, one key flooding.
 
-    python benchmarks/abuse.py ../shared/data/locomo/locomo_dev.json [--recalls 60]
-        [--flooders 8] [--slow 8] [--bodies 50] [--out benchmarks/abuse.json]
+    python benchmarks/abuse.py ../shared/data/locomo/locomo_dev.json [--recalls 200]
+        [--flooders 8] [--slow 8] [--bodies 50] [--in-flight N] [--out benchmarks/abuse.json]
 
 One `graphmem serve` as a user starts it (its default limits: `--in-flight 4` of `--workers 8`,
-`--max-messages 100`, `--header-timeout 10`, `--body-timeout 30`, `--rate 50`), on an embedded
+`--max-messages 100`, `--header-timeout 10`, `--body-timeout 30`, `--rate 50`; `--in-flight`
+sets the server's, to see the flood without its cap), on an embedded
 store in a temporary folder, offline cognition, e5 embeddings through locomo.py's cache (bob's
 memory and questions come from it; the flood's texts are made new, so the flood embeds every one).
-Keys: alice (owner alice) and bob (owner bob), made with `graphmem keys create` before it starts.
+Keys: alice, bob and carol (each their own owner), made with `graphmem keys create` before it
+starts.
 In one run:
 
 1. Bodies without a key: `--bodies` POSTs of a 1 MB JSON body to alice's observe_many, no key.
    Each answer's status, the client's time, and the server's own time for it (from its log line,
    which the gate writes when the 401 is sent: no body read, none parsed).
 2. Slow clients: `--slow` connections that send a request line, then a header line every 2 s and
-   never end the headers; and `--slow` with bob's key that declare a body of 999,999 bytes and
-   send one byte. When the server closes each (or answers 408), from the first byte sent.
+   never end the headers; and `--slow` with carol's key that declare a body of 999,999 bytes and
+   send one byte (past carol's cap on requests in flight, answered 429 at once). When the server
+   closes each (or answers), from the first byte sent.
 3. One key floods: bob's memory is the first conversation's turns. Bob's recall of its questions
-   (peek, k 10, one at a time) is timed alone, then again while `--flooders` clients of alice send
-   observe_many of the largest batch allowed (100 new messages) as fast as the server takes them
-   (a 429 waits its Retry-After), then alone once more. Bob's p50/p95 in each phase and the ratio
+   (peek, k 10, one at a time, after 30 untimed) is timed alone, then again while `--flooders`
+   clients of alice send observe_many of the largest batch allowed (100 new messages) as fast as
+   the server takes them (a 429 waits its Retry-After), once 4 of the flood's calls have been
+   answered, then alone once more. Bob's p50/p95 in each phase and the ratio
    of the flood's p95 to the first alone; alice's calls answered, refused (429) and failed.
    Checks: every message of an answered call is stored once (alice's turns counted after), each
    of bob's recalls returns bob's memories only, and the server exits 0 when stopped.
@@ -38,7 +42,8 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +55,10 @@ BODY_BYTES = 1_000_000
 """The size of the bodies sent without a key (the default --max-body)."""
 FLOOD_BATCH = 100
 """Messages an observe_many of the flood carries: the default --max-messages."""
+FLOOD_STEADY = 4
+"""Calls of the flood answered before bob's recalls are timed under it."""
+WARM_UP = 30
+"""Bob's recalls made, untimed, before the first timed ones."""
 SLOW_LINE_SECONDS = 2.0
 """How often a slow client sends another header line."""
 
@@ -63,11 +72,11 @@ class Server:
 
 
 @contextmanager
-def serving(store: list[str]) -> Iterator[Server]:
-    """`graphmem serve` with its default limits on a store's flags, until the block ends."""
+def serving(store: list[str], flags: list[str]) -> Iterator[Server]:
+    """`graphmem serve` on a store's flags and `flags` (else its defaults) until the block ends."""
     port = free_port()
     process = subprocess.Popen(  # noqa: S603 (our venv's python, no shell)
-        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *store],
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *flags, *store],
         cwd=ROOT,
         env=environment(),
         stderr=subprocess.PIPE,
@@ -155,7 +164,11 @@ def slow_client(url: str, first: bytes, then: bytes | None) -> dict[str, Any]:
 
 
 def slow_clients(server: Server, count: int, key: str) -> dict[str, Any]:
-    """Slow headers and slow bodies, `count` of each at once: when each was dropped."""
+    """Slow headers, and slow bodies with `key`, `count` of each at once: when each was dropped.
+
+    The key's requests in flight are capped (4 by default): the slow bodies past the cap are
+    answered 429 at once, the others 408 once the body timeout has passed.
+    """
     headers = b"POST /v1/owners/bob/recall HTTP/1.1\r\nHost: 127.0.0.1\r\n"
     body = (
         headers
@@ -178,7 +191,9 @@ def slow_clients(server: Server, count: int, key: str) -> dict[str, Any]:
     return {
         kind: {
             "answers": sorted({result["answer"] for result in done}),
-            "seconds_max": max((result["seconds"] or 1e9) for result in done),
+            "seconds_max": max(
+                float("inf") if result["seconds"] is None else result["seconds"] for result in done
+            ),
         }
         for kind, done in results.items()
     }
@@ -205,13 +220,17 @@ def timed_recalls(url: str, key: str, questions: list[str]) -> tuple[list[float]
 class Flood:
     """Alice's flood: what the server answered, and the messages it took."""
 
+    lock: threading.Condition
+    """Held to count; told of each call answered (the measurement waits for a steady flood)."""
     answered: int = 0
     refused: int = 0
     failed: int = 0
     stored_messages: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    """What each failed call got: `HTTP <status> <code>`, or the client's exception."""
 
 
-def flood(url: str, key: str, stop: threading.Event, tally: Flood, lock: threading.Lock) -> None:
+def flood(url: str, key: str, stop: threading.Event, tally: Flood) -> None:
     """Send observe_many of FLOOD_BATCH new messages as fast as the server takes them."""
     with httpx.Client(
         base_url=url, timeout=600, headers={"Authorization": f"Bearer {key}"}
@@ -226,18 +245,22 @@ def flood(url: str, key: str, stop: threading.Event, tally: Flood, lock: threadi
             ]
             try:
                 answer = http.post("/v1/owners/alice/observe_many", json={"messages": messages})
-            except httpx.HTTPError:
-                with lock:
+            except httpx.HTTPError as error:
+                with tally.lock:
                     tally.failed += 1
+                    tally.failures[type(error).__name__] += 1
                 continue
-            with lock:
+            with tally.lock:
                 if answer.status_code == 200:
                     tally.answered += 1
                     tally.stored_messages += len(messages)
+                    tally.lock.notify_all()
                 elif answer.status_code == 429:
                     tally.refused += 1
                 else:
                     tally.failed += 1
+                    code = answer.json().get("error", {}).get("code", "")
+                    tally.failures[f"HTTP {answer.status_code} {code}"] += 1
             if answer.status_code == 429:
                 stop.wait(float(answer.headers.get("retry-after", "1")))
 
@@ -246,10 +269,13 @@ def main() -> None:
     """Run the three parts on one server, print a table and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
-    parser.add_argument("--recalls", type=int, default=60)
+    parser.add_argument("--recalls", type=int, default=200)
     parser.add_argument("--flooders", type=int, default=8)
     parser.add_argument("--slow", type=int, default=8)
     parser.add_argument("--bodies", type=int, default=50)
+    parser.add_argument(
+        "--in-flight", type=int, help="serve --in-flight (default: the server's, 4)"
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "abuse.json")
     arguments = parser.parse_args()
     conversation = load(arguments.data, 1)[0].conversation
@@ -259,9 +285,14 @@ def main() -> None:
         store = ["--store", "networkx", "--path", str(Path(folder) / "graph.json")]
         alice = json.loads(graphmem("keys", "create", "--owner", "alice", "--json", *store))
         bob = json.loads(graphmem("keys", "create", "--owner", "bob", "--json", *store))
-        with serving(store) as server:
+        carol = json.loads(graphmem("keys", "create", "--owner", "carol", "--json", *store))
+        flags = [] if arguments.in_flight is None else ["--in-flight", str(arguments.in_flight)]
+        result["serve_flags"] = flags
+        with serving(store, flags) as server:
             with httpx.Client(base_url=server.url, timeout=600) as http:
-                items = [turn_item(turn) for turn in conversation.turns]
+                items = [
+                    {**turn_item(turn), "at": turn.at.isoformat()} for turn in conversation.turns
+                ]
                 for start in range(0, len(items), FLOOD_BATCH):
                     http.post(
                         "/v1/owners/bob/observe_many",
@@ -269,19 +300,19 @@ def main() -> None:
                         headers={"Authorization": f"Bearer {bob['secret']}"},
                     ).raise_for_status()
             result["unauthenticated_1mb"] = unauthenticated_bodies(server, arguments.bodies)
-            result["slow_clients"] = slow_clients(server, arguments.slow, bob["secret"])
-            timed_recalls(server.url, bob["secret"], questions[:5])  # warm
+            result["slow_clients"] = slow_clients(server, arguments.slow, carol["secret"])
+            timed_recalls(server.url, bob["secret"], questions[:WARM_UP])
             alone, foreign = timed_recalls(server.url, bob["secret"], questions)
-            stop, lock, tally = threading.Event(), threading.Lock(), Flood()
+            stop, tally = threading.Event(), Flood(threading.Condition())
             flooders = [
-                threading.Thread(
-                    target=flood, args=(server.url, alice["secret"], stop, tally, lock)
-                )
+                threading.Thread(target=flood, args=(server.url, alice["secret"], stop, tally))
                 for _ in range(arguments.flooders)
             ]
             for thread in flooders:
                 thread.start()
             try:
+                with tally.lock:  # measured once the flood is steady: its first batches answered
+                    tally.lock.wait_for(lambda: tally.answered >= FLOOD_STEADY, timeout=600)
                 flooded, foreign_flooded = timed_recalls(server.url, bob["secret"], questions)
             finally:
                 stop.set()
@@ -298,7 +329,14 @@ def main() -> None:
         "bob_recall_flooded_ms": milliseconds(flooded),
         "bob_recall_after_ms": milliseconds(after),
         "p95_ratio": round(milliseconds(flooded)["p95"] / milliseconds(alone)["p95"], 2),
-        "alice": vars(tally),
+        "alice": {
+            "answered": tally.answered,
+            "refused": tally.refused,
+            "failed": tally.failed,
+            "stored_messages": tally.stored_messages,
+            "failures": dict(tally.failures),
+        },
+        "p95_ratio_to_after": round(milliseconds(flooded)["p95"] / milliseconds(after)["p95"], 2),
         "alice_turns_stored": counts["nodes"].get("Turn", 0),
         "cross_owner_answers": foreign + foreign_flooded + foreign_after,
     }
@@ -327,7 +365,10 @@ def print_table(result: dict[str, Any]) -> None:
         ("bob's recall alone ms p50 / p95", _two(flooded["bob_recall_alone_ms"])),
         ("bob's recall under alice's flood ms p50 / p95", _two(flooded["bob_recall_flooded_ms"])),
         ("bob's recall after ms p50 / p95", _two(flooded["bob_recall_after_ms"])),
-        ("p95 flooded / alone", flooded["p95_ratio"]),
+        (
+            "p95 flooded / alone before, / alone after",
+            (flooded["p95_ratio"], flooded["p95_ratio_to_after"]),
+        ),
         (
             "alice: answered / refused 429 / failed",
             (flooded["alice"]["answered"], flooded["alice"]["refused"], flooded["alice"]["failed"]),

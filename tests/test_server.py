@@ -146,6 +146,8 @@ def start_server() -> Iterator[StartServer]:
         reader = threading.Thread(target=log.read, args=(process.stderr,), daemon=True)
         reader.start()  # drained as it writes, so that a full pipe never stops the server
         if not log.wait_for(lambda line: LISTENING in line):  # listening now
+            process.kill()  # not left running behind the failed test
+            process.wait(timeout=30)
             raise AssertionError(f"graphmem serve is not ready: {''.join(log.lines)}")
         started.append((process, reader))
         return url
