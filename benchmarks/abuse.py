@@ -40,9 +40,9 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
