@@ -280,7 +280,11 @@ def main() -> None:
     arguments = parser.parse_args()
     conversation = load(arguments.data, 1)[0].conversation
     questions = (conversation.questions * 10)[: arguments.recalls]
-    result: dict[str, Any] = {"data": str(arguments.data), "conversation": conversation.sample_id}
+    result: dict[str, Any] = {
+        "commit": measured_at(),
+        "data": str(arguments.data),
+        "conversation": conversation.sample_id,
+    }
     with tempfile.TemporaryDirectory() as folder:
         store = ["--store", "networkx", "--path", str(Path(folder) / "graph.json")]
         alice = json.loads(graphmem("keys", "create", "--owner", "alice", "--json", *store))
@@ -343,6 +347,25 @@ def main() -> None:
     result["crashes"] = 0  # serving() raises when the server does not exit 0
     print_table(result)
     arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+
+
+def measured_at() -> str:
+    """The commit the run measures, with "+changes" when the work tree differs from it."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 (git on PATH)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    changed = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],  # noqa: S607 (git on PATH)
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return commit + ("+changes" if changed else "")
 
 
 def print_table(result: dict[str, Any]) -> None:

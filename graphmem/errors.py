@@ -14,7 +14,12 @@ GraphMemError                 root: catch this to catch everything graphmem rais
     └── ModelOutputError      it could not answer as asked: an invalid answer, even repaired,
         │                     or one cut off at the length limit
         └── ModelTooLongError the question is longer than the model's context: ask about less
+
+`validation_problems` tells what pydantic refused in graphmem's words: each field and its
+problem, without pydantic's links.
 """
+
+from pydantic import ValidationError
 
 
 class GraphMemError(Exception):
@@ -67,3 +72,12 @@ class ModelOutputError(ModelError):
 
 class ModelTooLongError(ModelOutputError):
     """The endpoint refused the question as longer than the model's context window."""
+
+
+def validation_problems(error: ValidationError) -> str:
+    """What a validation refused: each problem with its field, none of pydantic's links."""
+    return "; ".join(
+        (f"{'.'.join(map(str, item['loc']))}: " if item["loc"] else "")
+        + item["msg"].removeprefix("Value error, ")
+        for item in error.errors()
+    )

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from graphmem.errors import InvalidInputError
+from graphmem.errors import InvalidInputError, validation_problems
 from graphmem.model import MAX_TEXT_CHARS, Turn, check_speaker, check_text
 from graphmem.retrieval import PRESETS, Query, QueryTurn, Weights
 from graphmem.store.base import OwnerGraph
@@ -30,12 +30,7 @@ def as_invalid_input() -> Iterator[None]:
     try:
         yield
     except ValidationError as error:
-        problems = "; ".join(
-            (f"{'.'.join(map(str, item['loc']))}: " if item["loc"] else "")
-            + item["msg"].removeprefix("Value error, ")
-            for item in error.errors()
-        )
-        raise InvalidInputError(problems) from None
+        raise InvalidInputError(validation_problems(error)) from None
     except ValueError as error:
         raise InvalidInputError(str(error)) from None
 

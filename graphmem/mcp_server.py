@@ -21,7 +21,7 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from graphmem import __version__
 from graphmem.config import Settings
-from graphmem.errors import ConfigurationError, GraphMemError
+from graphmem.errors import ConfigurationError, GraphMemError, validation_problems
 from graphmem.keys import KeyInfo
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import check_owner
@@ -483,7 +483,7 @@ class _Server(MCPServer):
             cause = error.__cause__
             if not isinstance(cause, ValidationError):
                 raise
-            raise ToolError(f"Error executing tool {name}: {_problems(cause)}") from cause
+            raise ToolError(f"Error executing tool {name}: {validation_problems(cause)}") from cause
 
     async def run_stdio_async(self) -> None:
         """Serve over stdin and stdout until stdin closes."""
@@ -546,14 +546,6 @@ def _finite(value: object) -> bool:
     if isinstance(value, dict):
         return all(map(_finite, value.values()))
     return True
-
-
-def _problems(error: ValidationError) -> str:
-    """A validation error's problems, each with its argument, without pydantic's links."""
-    return "; ".join(
-        f"{'.'.join(map(str, problem['loc']))}: {problem['msg'].removeprefix('Value error, ')}"
-        for problem in error.errors()
-    )
 
 
 def _server(tools: MemoryTools) -> MCPServer:

@@ -8,18 +8,20 @@ request and response with the models the Python API returns. The app runs the ve
 Keys: a request names its key as `Authorization: Bearer <secret>` (graphmem.keys). A key may
 touch only its owners: any other owner gets 403, the same whether or not that owner has a
 memory. Admin keys may touch every owner and manage keys. With no key in the store the server
-is open, which `serve` allows on a loopback address only.
+is open, which `serve` allows on a loopback address only, until the first key is made. Who
+reaches the app at all is the Gate's to decide, from the headers alone (docs/security.md).
 
 Errors are JSON, `{"error": {"code", "message", "field"?, "request_id"}}`: 400 bad input (the
-facade's message names the field), 401 no or unknown key, 403 another owner's memory, 404
-unknown message or key, 409 conflict, 413 body over `max_body` bytes, 422 a request that does
-not fit its schema, 429 over the key's request rate (token bucket, `Retry-After`), 503 store
-unreachable (`Retry-After`), 502 model endpoint failed. Every response carries `X-Request-Id`,
-which the server's log line of the request carries too. The MCP tools are served at /mcp
-behind the same keys (graphmem.mcp_server.http_app). FastAPI, uvicorn and starlette are
-imported here only, which is why this is one module: the request models, the middleware, the
-routes and `serve` all speak FastAPI's or starlette's types; the verbs themselves are the
-facade's.
+facade's message names the field) or two keys, 401 no or unknown key, 403 another owner's
+memory, 404 unknown key, 408 a body too slow, 409 conflict, 413 a body over `max_body` bytes or
+a batch over `max_messages`, 415 not JSON, 421 a Host not this server's, 422 a request that
+does not fit its schema, 429 over the key's rate or requests in flight (`Retry-After`), 503
+store unreachable (`Retry-After`), 502 model endpoint failed. Every response carries
+`X-Request-Id`, which the server's log line of the request carries too. The MCP tools are
+served at /mcp behind the same gate (graphmem.mcp_server.http_app). FastAPI, uvicorn and
+starlette are imported here only, which is why this is one module: the request models, the
+middleware, the routes and `serve` all speak FastAPI's or starlette's types; the verbs
+themselves are the facade's.
 """
 
 import asyncio
@@ -508,8 +510,8 @@ async def _answer(  # noqa: PLR0917 (the request, then the refusal)
 
     Its body, if any, is never parsed: what comes of it is discarded as it arrives, within the
     header timeout, and the connection kept (closed at once, a client still sending would get
-    a reset instead of the answer). A 413 or a 408 closes it (CLOSE). On /mcp the answer is a
-    JSON-RPC error, whose message an MCP client shows.
+    a reset instead of the answer). A 408 closes it (CLOSE): that client sends nothing more.
+    On /mcp the answer is a JSON-RPC error, whose message an MCP client shows.
     """
     request_id = scope.get("state", {}).get("request_id", "")
     if scope["path"].startswith(MCP_PATH):
@@ -535,11 +537,12 @@ class Gate:
 
     Off the verbs' threads; then the body is read within its size and time.
 
-    In order: the Host header must name this server (421); one Authorization header at most
-    (400); on a path that serves memory or keys (every one but PUBLIC_PATHS), a live key (401),
-    or on an open server none and a JSON content type instead (415: a web page cannot send
-    one without the server's consent); the caller's rate (429) and requests in progress (429);
-    the body's size (413) and time (408); a body declared as JSON (415). The key is left in the
+    In order, on every path: the Host header must name this server (421); one Authorization
+    header at most (400); a declared body within the size (413). Then on a path that serves
+    memory or keys (every one but PUBLIC_PATHS): a live key (401), or on an open server none
+    and a JSON content type instead (415: a web page cannot send one without the server's
+    consent); the caller's rate (429) and requests in progress (429); the body's size (413)
+    and time (408); a body declared as JSON (415). The key is left in the
     scope's state for the routes and in PERMITTED for the MCP tools.
     """
 
@@ -566,21 +569,9 @@ class Gate:
             return
         headers = dict(scope["headers"])
         authorizations = [value for name, value in scope["headers"] if name == b"authorization"]
-        host = headers.get(b"host", b"").decode("latin-1")
-        if not self.hosts.admit(host):
-            await _answer(
-                scope,
-                send,
-                421,
-                "wrong_host",
-                f"this server does not answer to the host {host[:80]!r}"
-                " (serve --allowed-host NAME adds a name it answers to)",
-            )
-            return
-        if len(authorizations) > 1:
-            await _answer(
-                scope, send, 400, "two_keys", "send one Authorization header, not several"
-            )
+        refused = self._refusal_on_every_path(headers, authorizations)
+        if refused is not None:
+            await _answer(scope, send, *refused)
             return
         if _is_public(scope["path"]):
             await self.app(scope, receive, send)
@@ -596,6 +587,25 @@ class Gate:
             return
         caller = key.id if key else self._address(scope, headers)
         await self._within_limits(caller, key, scope, receive, send)
+
+    def _refusal_on_every_path(
+        self, headers: dict[bytes, bytes], authorizations: list[bytes]
+    ) -> tuple[int, str, str] | None:
+        """The status, code and message of a refusal any path gets, if the headers earn one."""
+        host = headers.get(b"host", b"").decode("latin-1")
+        if not self.hosts.admit(host):
+            return (
+                421,
+                "wrong_host",
+                f"this server does not answer to the host {host[:80]!r}"
+                " (serve --allowed-host NAME adds a name it answers to)",
+            )
+        if len(authorizations) > 1:
+            return 400, "two_keys", "send one Authorization header, not several"
+        declared = headers.get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > self.limits.max_body:
+            return 413, "too_large", self._too_large()
+        return None
 
     async def _within_limits(
         self, caller: str, key: ApiKey | None, scope: Scope, receive: Receive, send: Send
@@ -649,11 +659,6 @@ class Gate:
 
         413 over the size, 408 past the time, nothing when the client went away.
         """
-        declared = dict(scope["headers"]).get(b"content-length", b"")
-        too_large = f"the request body is over {self.limits.max_body} bytes (serve --max-body)"
-        if declared.isdigit() and int(declared) > self.limits.max_body:
-            await _answer(scope, send, 413, "too_large", too_large, CLOSE)
-            return None
         chunks: list[bytes] = []
         size = 0
         try:
@@ -666,7 +671,7 @@ class Gate:
                     chunks.append(message.get("body", b""))
                     size += len(chunks[-1])
                     if size > self.limits.max_body:
-                        await _answer(scope, send, 413, "too_large", too_large, CLOSE)
+                        await _answer(scope, send, 413, "too_large", self._too_large())
                         return None
                     more = message.get("more_body", False)
         except TimeoutError:
@@ -681,6 +686,10 @@ class Gate:
             )
             return None
         return b"".join(chunks)
+
+    def _too_large(self) -> str:
+        """The message of a 413 for a body over the limit."""
+        return f"the request body is over {self.limits.max_body} bytes (serve --max-body)"
 
     def _address(self, scope: Scope, headers: dict[bytes, bytes]) -> str:
         """The client's address: the peer's, or what a trusted proxy says it is.
@@ -773,14 +782,17 @@ def _request_id(request: Request) -> str:
 
 
 ERROR_STATUSES = {
-    400: "bad input; the message names the field",
+    400: "bad input; the message names the field (or two Authorization headers)",
     401: "no key, or an unknown or revoked one",
     403: "the key may not touch this owner",
-    404: "no such message or key",
+    404: "no such key",
+    408: "the request body did not arrive in time",
     409: "the input contradicts what is stored",
-    413: "the request body is too large",
+    413: "the request body is too large, or a batch has too many messages",
+    415: "the body is not sent as application/json (or, on an open server, no key and no JSON)",
+    421: "the Host header does not name this server",
     422: "the request does not fit its schema",
-    429: "too many requests for this key; see Retry-After",
+    429: "too many requests, or requests in progress, for this key; see Retry-After",
     502: "the model endpoint failed",
     503: "the store cannot be reached; see Retry-After",
 }

@@ -452,6 +452,11 @@ def test_one_mistake_gets_one_clear_answer(
         unknown = http.post(recall, json={"query": "x", "topk": 3})
         assert unknown.status_code == 422
         assert "https://" not in unknown.text
+        bad_record = {"label": "Memory", "node": {"id": 1}}
+        loaded = http.post(f"{url}/v1/owners/alice/load", json={"records": [bad_record]})
+        assert loaded.status_code == 400
+        assert "not a node or edge record: id: Input should be a valid string" in loaded.text
+        assert "https://" not in loaded.text  # no links of pydantic's
         forgotten = http.post(
             f"{url}/v1/owners/alice/forget_message", json={"message_id": "never-said"}
         )

@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from graphmem.errors import InvalidInputError
+from graphmem.errors import InvalidInputError, validation_problems
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
@@ -516,7 +516,11 @@ def parse_record(record: Any) -> Node | tuple[str, str, Link] | Tombstone:
         if not set(ends) <= set(NODE_LABELS):
             raise KeyError(f"labels {ends}")
         return (*ends, Link.model_validate(record["link"]))
-    except (KeyError, TypeError, ValidationError) as error:
+    except ValidationError as error:
+        raise InvalidInputError(
+            f"not a node or edge record: {validation_problems(error)}"
+        ) from None
+    except (KeyError, TypeError) as error:
         raise InvalidInputError(f"not a node or edge record: {error}") from None
 
 

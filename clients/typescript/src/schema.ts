@@ -1421,7 +1421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1448,8 +1448,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1466,8 +1475,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1484,7 +1511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1533,7 +1560,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1560,8 +1587,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1578,8 +1614,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1596,7 +1650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1643,7 +1697,7 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,8 +1724,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1688,8 +1751,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1706,7 +1787,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1759,7 +1840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Observation"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1786,8 +1867,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1804,8 +1894,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1822,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1875,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Observation"][];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,8 +2010,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1920,8 +2037,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1938,7 +2073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1991,7 +2126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Recalled"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2018,8 +2153,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2036,8 +2180,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2054,7 +2216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2107,7 +2269,7 @@ export interface operations {
                     "application/json": components["schemas"]["SleepReport"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2134,8 +2296,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2152,8 +2323,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2170,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2223,7 +2412,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,8 +2439,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2268,8 +2466,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2286,7 +2502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2341,7 +2557,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,8 +2584,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2386,8 +2611,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2404,7 +2647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2457,7 +2700,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2484,8 +2727,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2502,8 +2754,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2520,7 +2790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2573,7 +2843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Forgotten"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2600,8 +2870,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2618,8 +2897,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2636,7 +2933,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2690,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Turn"][];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,8 +3014,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2735,8 +3041,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2753,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2802,7 +3126,7 @@ export interface operations {
                     "application/json": components["schemas"]["GraphCounts"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2829,8 +3153,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2847,8 +3180,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2865,7 +3216,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +3268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2944,8 +3295,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2962,8 +3322,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2980,7 +3358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3032,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Profile"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3059,8 +3437,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3077,8 +3464,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3095,7 +3500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3144,7 +3549,7 @@ export interface operations {
                     "application/json": components["schemas"]["GraphCounts"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3171,8 +3576,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3189,8 +3603,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3207,7 +3639,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3688,7 @@ export interface operations {
                     "application/x-ndjson": unknown;
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,8 +3715,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3301,8 +3742,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3319,7 +3778,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3372,7 +3831,7 @@ export interface operations {
                     "application/json": components["schemas"]["GraphCounts"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,8 +3858,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3417,8 +3885,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3435,7 +3921,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3482,7 +3968,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyInfo"][];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3509,8 +3995,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3527,8 +4022,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3545,7 +4058,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +4109,7 @@ export interface operations {
                     "application/json": components["schemas"]["NewKey"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,8 +4136,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3641,8 +4163,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3659,7 +4199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3708,7 +4248,7 @@ export interface operations {
                     "application/json": components["schemas"]["KeyInfo"];
                 };
             };
-            /** @description bad input; the message names the field */
+            /** @description bad input; the message names the field (or two Authorization headers) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3735,8 +4275,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such message or key */
+            /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3753,8 +4302,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description the request body is too large */
+            /** @description the request body is too large, or a batch has too many messages */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3771,7 +4338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description too many requests for this key; see Retry-After */
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
