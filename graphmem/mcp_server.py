@@ -67,8 +67,8 @@ OwnerArgument = Annotated[
     str | None,
     Field(
         description="whose memory (a tenant: 1-128 letters, digits and marks of any script and"
-        " _ . : @ -); required"
-        " unless the server was started with --owner, which it may then only repeat"
+        " _ . : @ -); required unless the server was started with --owner, which it may then"
+        " only repeat, or at /mcp of graphmem serve the request's key covers one owner only"
     ),
 ]
 

@@ -740,7 +740,7 @@ class Answers:
         request_id = given if REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         scope.setdefault("state", {})["request_id"] = request_id
         stamps = [(b"x-request-id", request_id.encode()), (b"x-content-type-options", b"nosniff")]
-        if not _is_public(scope["path"]) or scope["path"] == "/readyz":
+        if not _is_public(scope["path"]):
             stamps.append((b"cache-control", b"no-store"))
         started = time.perf_counter()
         status = 500
