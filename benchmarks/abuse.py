@@ -259,8 +259,7 @@ def flood(url: str, key: str, stop: threading.Event, tally: Flood) -> None:
                     tally.refused += 1
                 else:
                     tally.failed += 1
-                    code = answer.json().get("error", {}).get("code", "")
-                    tally.failures[f"HTTP {answer.status_code} {code}"] += 1
+                    tally.failures[f"HTTP {answer.status_code} {answer.text[:120]}"] += 1
             if answer.status_code == 429:
                 stop.wait(float(answer.headers.get("retry-after", "1")))
 
@@ -345,6 +344,10 @@ def main() -> None:
         "cross_owner_answers": foreign + foreign_flooded + foreign_after,
     }
     result["crashes"] = 0  # serving() raises when the server does not exit 0
+    # The lines of the server's log that report an error (a 5xx is logged with its traceback).
+    result["server_errors"] = [
+        line.rstrip() for line in server.log if "Traceback" in line or "Error" in line
+    ][:20]
     print_table(result)
     arguments.out.write_text(json.dumps(result, indent=2) + "\n")
 
