@@ -354,21 +354,19 @@ def main() -> None:
 
 def measured_at() -> str:
     """The commit the run measures, with "+changes" when the work tree differs from it."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],  # noqa: S607 (git on PATH)
+    commit = git("rev-parse", "--short", "HEAD")
+    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def git(*arguments: str) -> str:
+    """What a git command prints, stripped."""
+    return subprocess.run(  # noqa: S603 (git with our own arguments, no shell)
+        ["git", *arguments],  # noqa: S607 (git on PATH)
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    changed = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],  # noqa: S607 (git on PATH)
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    return commit + ("+changes" if changed else "")
 
 
 def print_table(result: dict[str, Any]) -> None:
