@@ -46,6 +46,13 @@ class KeyInfo(BaseModel):
             return True
         return self.owner_prefix is not None and owner.startswith(self.owner_prefix)
 
+    def separates_owners(self) -> bool:
+        """Whether the key's owner prefix, if any, ends with a separator (PREFIX_ENDS).
+
+        Keys made before the rule was may not: `tenant-7` also reaches `tenant-70:x`.
+        """
+        return self.owner_prefix is None or self.owner_prefix.endswith(tuple(PREFIX_ENDS))
+
     def sole_owner(self) -> str | None:
         """The one owner this key may touch, if it may touch one only."""
         if self.admin or self.owner_prefix is not None or len(self.owners) != 1:

@@ -76,7 +76,7 @@ from graphmem.errors import (
 )
 from graphmem.file_formats import export_records
 from graphmem.inputs import EARLIEST, LATEST, keepable
-from graphmem.keys import ApiKey, KeyInfo, NewKey
+from graphmem.keys import PREFIX_ENDS, ApiKey, KeyInfo, NewKey
 from graphmem.mcp_server import PERMITTED, http_app
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import Memory, Turn, check_owner, check_text
@@ -1314,6 +1314,16 @@ def serve(
                 f"no key exists, and a server without keys listens on a loopback address only,"
                 f" not {host}: create one first (graphmem keys create --admin)"
             )
+        for key in memory.list_keys():
+            if key.revoked_at is None and not key.separates_owners():
+                log.warning(
+                    "key %s has the owner prefix %r, which also reaches owners such as %r:"
+                    " revoke it and make one whose prefix ends with one of %s",
+                    key.id,
+                    key.owner_prefix,
+                    f"{key.owner_prefix}0",
+                    " ".join(PREFIX_ENDS),
+                )
         log.info(
             "serving %s; %s",
             store_named(settings),

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +23,14 @@ from mcp.types import CallToolResult, InitializeResult
 
 from graphmem import __version__
 from graphmem.client import GraphMemClient
+from graphmem.keys import new_key
 from graphmem.mcp_server import MemoryTools
 from graphmem.memory import GraphMem
 from graphmem.server import MAX_BUCKETS, Limits, RateLimiter
+from graphmem.store.networkx import NetworkXStore
 
 from .test_cli import store_arguments
-from .test_server import StartServer, free_port, graphmem, new_secret, start_server
+from .test_server import LOGS, StartServer, free_port, graphmem, new_secret, start_server
 
 __all__ = ["start_server"]  # the fixture, imported to be used here
 
@@ -487,8 +490,6 @@ def test_a_port_in_use_is_one_line_naming_it_and_the_log_names_the_store(
     [line] = [line for line in second.stderr.splitlines() if line.strip()]
     assert f"port {port} is in use" in line
     assert "--port" in line
-    from .test_server import LOGS  # noqa: PLC0415 (the log of the server this test started)
-
     assert LOGS[url].wait_for(lambda logged: f"serving the file {path}" in logged)
     assert LOGS[url].wait_for(lambda logged: "no key exists" in logged)
 
@@ -498,3 +499,17 @@ def test_a_store_in_process_is_refused_on_every_address_with_what_to_do() -> Non
     assert refused.returncode == 1
     assert "starts with no key" in refused.stderr
     assert "--path FILE" in refused.stderr
+
+
+def test_a_key_made_before_the_separator_rule_is_named_when_the_server_starts(
+    tmp_path: Path, start_server: StartServer
+) -> None:
+    path = tmp_path / "old.json"
+    record, _secret = new_key(owners=["x"], owner_prefix=None, admin=False, now=datetime.now(UTC))
+    store = NetworkXStore.open(path)
+    try:  # as an earlier graphmem made it: a prefix that runs on into other owners' names
+        store.save_key(record.model_copy(update={"owners": (), "owner_prefix": "tenant-7"}))
+    finally:
+        store.close()
+    url = start_server(["--store", "networkx", "--path", str(path)])
+    assert LOGS[url].wait_for(lambda line: "owner prefix 'tenant-7'" in line and "revoke" in line)
