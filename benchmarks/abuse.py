@@ -9,7 +9,7 @@ sets the server's, to see the flood without its cap), on an embedded
 store in a temporary folder, offline cognition, e5 embeddings through locomo.py's cache (bob's
 memory and questions come from it; the flood's texts are made new, so the flood embeds every one).
 Keys: alice, bob and carol (each their own owner), made with `graphmem keys create` before it
-starts.
+starts (and an admin key, unused, which service.py's `serving` makes and revokes).
 In one run:
 
 1. Bodies without a key: `--bodies` POSTs of a 1 MB JSON body to alice's observe_many, no key.
@@ -35,21 +35,18 @@ import select
 import socket
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 from locomo import load, turn_item
-from service import ROOT, drain, environment, free_port, graphmem, wait_ready
+from service import ROOT, Server, graphmem, serving
 
 BODY_BYTES = 1_000_000
 """The size of the bodies sent without a key (the default --max-body)."""
@@ -61,39 +58,6 @@ WARM_UP = 30
 """Bob's recalls made, untimed, before the first timed ones."""
 SLOW_LINE_SECONDS = 2.0
 """How often a slow client sends another header line."""
-
-
-@dataclass(frozen=True)
-class Server:
-    """A running `graphmem serve`: its address and its log so far (a line a request)."""
-
-    url: str
-    log: list[str]
-
-
-@contextmanager
-def serving(store: list[str], flags: list[str]) -> Iterator[Server]:
-    """`graphmem serve` on a store's flags and `flags` (else its defaults) until the block ends."""
-    port = free_port()
-    process = subprocess.Popen(  # noqa: S603 (our venv's python, no shell)
-        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *flags, *store],
-        cwd=ROOT,
-        env=environment(),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    log: list[str] = []
-    reader = threading.Thread(target=drain, args=(process.stderr, log), daemon=True)
-    try:
-        wait_ready(process, log)
-        reader.start()
-        yield Server(f"http://127.0.0.1:{port}", log)
-    finally:
-        process.terminate()
-        code = process.wait(timeout=120)
-        reader.join(timeout=10)
-    if code != 0:
-        raise SystemExit(f"graphmem serve ended with {code} (a crash):\n{''.join(log[-20:])}")
 
 
 def milliseconds(seconds: list[float]) -> dict[str, float]:

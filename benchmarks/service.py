@@ -62,7 +62,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,7 +87,9 @@ Memory = GraphMem | GraphMemClient
 
 ROOT = Path(__file__).resolve().parent.parent
 RATE = 1_000_000
-"""`serve --rate` and `--burst`: far above any rate here, so the limiter never refuses."""
+"""`serve --rate`, `--burst` and `--in-flight`: far above any here, so the limiter never refuses."""
+UNLIMITED = ("--rate", str(RATE), "--burst", str(RATE), "--in-flight", str(RATE))
+"""The flags of `serve` that keep its limits out of what is measured."""
 WARM_UP_QUESTIONS = 5
 """Questions of the next conversation recalled, untimed, before the timed recalls."""
 VERBS = ("observe", "recall")
@@ -214,16 +216,15 @@ def drain(lines: Iterable[str], log: list[str]) -> None:
 
 
 @contextmanager
-def serving(store: list[str]) -> Iterator[Server]:
-    """`graphmem serve` on a store's flags, with a new admin key, until the block ends.
+def serving(store: list[str], flags: Sequence[str] = UNLIMITED) -> Iterator[Server]:
+    """`graphmem serve` on a store's flags and `flags`, with a new admin key, until it ends.
 
     The server is stopped as Ctrl-C stops it (it closes the memory), then the key revoked.
     """
     made = json.loads(graphmem("keys", "create", "--admin", "--json", *store))
     port = free_port()
-    limits = ["--rate", str(RATE), "--burst", str(RATE), "--in-flight", str(RATE)]
     process = subprocess.Popen(  # noqa: S603 (our venv's python, no shell)
-        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *limits, *store],
+        [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *flags, *store],
         cwd=ROOT,
         env=environment(),
         stderr=subprocess.PIPE,
