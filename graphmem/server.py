@@ -582,11 +582,12 @@ class Gate:
                 scope, send, 401, "unauthorized", UNAUTHORIZED, ((b"www-authenticate", b"Bearer"),)
             )
             return
-        if key is None and not _is_json(headers):
+        declares_json = _is_json(headers)
+        if key is None and not declares_json:
             await _answer(scope, send, 415, "not_json", NO_KEY_NOR_JSON)
             return
         caller = key.id if key else self._address(scope, headers)
-        await self._within_limits(caller, key, scope, receive, send)
+        await self._within_limits(caller, key, scope, receive, send, declares_json=declares_json)
 
     def _refusal_on_every_path(
         self, headers: dict[bytes, bytes], authorizations: list[bytes]
@@ -608,7 +609,14 @@ class Gate:
         return None
 
     async def _within_limits(
-        self, caller: str, key: ApiKey | None, scope: Scope, receive: Receive, send: Send
+        self,
+        caller: str,
+        key: ApiKey | None,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        *,
+        declares_json: bool,
     ) -> None:
         """Pass the request on if the caller is within its rate and its requests in progress."""
         whose = "this key" if key else "this address"
@@ -640,7 +648,7 @@ class Gate:
             body = await self._body(scope, receive, send)
             if body is None:
                 return
-            if body and not _is_json(dict(scope["headers"])):
+            if body and not declares_json:
                 await _answer(scope, send, 415, "not_json", NOT_JSON)
                 return
             scope.setdefault("state", {})["key"] = key
@@ -1308,14 +1316,15 @@ def serve(
         signal.signal(signal.SIGTERM, previous)
         raise
     try:
-        open_access = not any(key.revoked_at is None for key in memory.list_keys())
+        live = [key for key in memory.list_keys() if key.revoked_at is None]
+        open_access = not live
         if open_access and host not in LOOPBACK:
             raise ConfigurationError(
                 f"no key exists, and a server without keys listens on a loopback address only,"
                 f" not {host}: create one first (graphmem keys create --admin)"
             )
-        for key in memory.list_keys():
-            if key.revoked_at is None and not key.separates_owners():
+        for key in live:
+            if not key.separates_owners():
                 log.warning(
                     "key %s has the owner prefix %r, which also reaches owners such as %r:"
                     " revoke it and make one whose prefix ends with one of %s",
