@@ -50,6 +50,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from graphmem.errors import ConfigurationError
 
 try:
+    import h11
     import uvicorn
     from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
     from fastapi.exceptions import RequestValidationError
@@ -1214,9 +1215,26 @@ class TimelyH11(H11Protocol):
         """Start the connection, and the time its first request's headers have."""
         super().connection_made(transport)
         self.headers_due = self.loop.call_later(self.header_timeout, self.drop_slow_client)
+        self.lingering: asyncio.TimerHandle | None = None
+
+    def send_400_response(self, msg: str) -> None:
+        """The 400 uvicorn sends for bytes that are no request, then a lingering close.
+
+        Closed at once with the client's bytes still unread, the connection is reset, and a
+        reset can drop the answer before the client reads it. So the server stops writing,
+        drops what still comes until the client closes or `header_timeout` passes, then closes.
+        """
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"connection", b"close")]
+        start = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+        for event in (start, h11.Data(data=msg.encode()), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.write_eof()
+        self.lingering = self.loop.call_later(self.header_timeout, self.transport.close)
 
     def data_received(self, data: bytes) -> None:
         """Read what came; the headers' time starts at a request's first byte, ends with them."""
+        if self.lingering is not None:
+            return  # after a 400: dropped
         between_requests = self.cycle is None or self.cycle.response_complete
         if between_requests and self.headers_due is None:
             self.headers_due = self.loop.call_later(self.header_timeout, self.drop_slow_client)
@@ -1228,9 +1246,10 @@ class TimelyH11(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         """End the connection and its timer."""
-        if self.headers_due is not None:
-            self.headers_due.cancel()
-            self.headers_due = None
+        for timer in (self.headers_due, self.lingering):
+            if timer is not None:
+                timer.cancel()
+        self.headers_due = self.lingering = None
         super().connection_lost(exc)
 
     def drop_slow_client(self) -> None:

@@ -158,6 +158,21 @@ def test_slow_headers_drop_the_connection_and_a_slow_body_gets_408(
     assert b"--body-timeout" in answer
 
 
+def test_a_client_that_sends_a_long_line_before_reading_reads_its_400_whole(
+    tmp_path: Path, start_server: StartServer
+) -> None:
+    url = open_server(start_server, tmp_path)
+    line = b"GET /" + b"k" * 8_000_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    with socket.create_connection(address(url), timeout=60) as client:
+        client.sendall(line)  # more than the buffers hold: the server must go on reading it
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    status, _, body = answer.partition(b"\r\n\r\n")
+    assert status.startswith(b"HTTP/1.1 400")
+    assert body  # h11's words, not a reset that drops them
+
+
 def test_a_batch_over_the_cap_is_413_naming_the_cap_on_rest_and_mcp(
     tmp_path: Path, request: pytest.FixtureRequest, start_server: StartServer
 ) -> None:
