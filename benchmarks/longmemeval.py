@@ -54,6 +54,7 @@ from locomo import (
     run_baseline,
     run_graphmem,
 )
+from provenance import write_result
 
 CACHE = Path(__file__).resolve().parent.parent / ".cache" / "longmemeval-embeddings.sqlite"
 DATE = "%Y/%m/%d (%a) %H:%M"
@@ -288,7 +289,7 @@ def main() -> None:
             "methods": methods,
             "leads": {"method": ours, "measure": LEAD_MEASURE, "over": over},
         }
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

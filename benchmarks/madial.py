@@ -70,6 +70,7 @@ from locomo import (
     recall_latency,
     reciprocal_rank_fusion,
 )
+from provenance import write_result
 
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
@@ -512,7 +513,7 @@ def main() -> None:
         print_leads(entry["leads"]["method"], LEAD_MEASURE, entry["leads"]["over"])
     if arguments.out:
         result = {"data": str(arguments.data), "k": K, "languages": languages}
-        arguments.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ Last, the census: the share of the owner's memories and of the evidence's memori
 """
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -47,6 +46,7 @@ from typing import Any
 import numpy as np
 from lifetime import Question, first_turns, nights, schedule
 from locomo import Sample, Vectors, embed_all, load, open_memory
+from provenance import write_result
 
 from graphmem.cognition.offline import BASE_SALIENCE, salience
 from graphmem.mechanisms.attention import AttentionPolicy
@@ -373,7 +373,7 @@ def main() -> None:
             "tables": tables,
             "census": censuses,
         }
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":
