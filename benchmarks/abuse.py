@@ -34,7 +34,6 @@ import json
 import select
 import socket
 import statistics
-import subprocess
 import tempfile
 import threading
 import time
@@ -46,6 +45,7 @@ from typing import Any
 
 import httpx
 from locomo import load, turn_item
+from provenance import write_result
 from service import ROOT, Server, graphmem, serving
 
 BODY_BYTES = 1_000_000
@@ -244,7 +244,6 @@ def main() -> None:
     conversation = load(arguments.data, 1)[0].conversation
     questions = (conversation.questions * 10)[: arguments.recalls]
     result: dict[str, Any] = {
-        "commit": measured_at(),
         "data": str(arguments.data),
         "conversation": conversation.sample_id,
     }
@@ -313,24 +312,7 @@ def main() -> None:
         line.rstrip() for line in server.log if "Traceback" in line or "Error" in line
     ][:20]
     print_table(result)
-    arguments.out.write_text(json.dumps(result, indent=2) + "\n")
-
-
-def measured_at() -> str:
-    """The commit the run measures, with "+changes" when the work tree differs from it."""
-    commit = git("rev-parse", "--short", "HEAD")
-    return commit + ("+changes" if git("status", "--porcelain", "--untracked-files=no") else "")
-
-
-def git(*arguments: str) -> str:
-    """What a git command prints, stripped."""
-    return subprocess.run(  # noqa: S603 (git with our own arguments, no shell)
-        ["git", *arguments],  # noqa: S607 (git on PATH)
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    write_result(arguments.out, result, [arguments.data])
 
 
 def print_table(result: dict[str, Any]) -> None:

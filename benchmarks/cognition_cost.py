@@ -22,6 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from provenance import write_result
 from pydantic import SecretStr
 from sleep import START, conversation
 
@@ -137,7 +138,7 @@ def main() -> None:
     transactions = [str(way["store_transactions_per_turn"]) for way in ways.values()]
     print(f"| store write transactions | {transactions[0]} | | {transactions[1]} | |")
     if arguments.out:
-        arguments.out.write_text(json.dumps({"chunk": OBSERVE_CHUNK, **ways}, indent=2) + "\n")
+        write_result(arguments.out, {"chunk": OBSERVE_CHUNK, **ways})
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ are read as benchmarks/locomo.py reads them (image captions in the turn text, ev
 """
 
 import argparse
-import json
 import resource
 import statistics
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from locomo import load
+from provenance import write_result
 
 from graphmem.embedding import E5Embedder, Purpose
 
@@ -85,7 +85,7 @@ def main() -> None:
     print("| " + " | ".join(result) + " |")
     print("| " + " | ".join(str(value) for value in result.values()) + " |")
     if arguments.out:
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

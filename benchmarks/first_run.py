@@ -18,8 +18,9 @@ types it, in a process of its own, timed by the wall clock around it:
    that Neo4j: first with GRAPHMEM_EMBEDDING_CACHE a new file (every text embedded), then into
    a second owner with that cache filled (no text embedded), as the benchmarks' figures are.
 Neo4j is stopped at the end and its folder deleted. The machine is the benchmarks' (see the
-JSON's `cores` and load averages); the operating system's file cache is not emptied, so a
-first run on a machine just booted reads the package and the model from disk as well.
+JSON's provenance for its cores, and its load averages); the operating system's file cache is
+not emptied, so a first run on a machine just booted reads the package and the model from disk
+as well.
 """
 
 import argparse
@@ -31,11 +32,11 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from locomo import load, turn_item
+from provenance import write_result
 
 ROOT = Path(__file__).resolve().parent.parent
 GRAPHMEM = [sys.executable, "-m", "graphmem"]
@@ -162,8 +163,6 @@ def main() -> None:
         embedded = embedded_demos(user)
         neo4j = neo4j_runs(user, folder, turns_file, turns)
     result = {
-        "started": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "cores": os.cpu_count(),
         "load_average_before": [round(value, 2) for value in load_before],
         "load_average_after": [round(value, 2) for value in os.getloadavg()],
         "conversation": arguments.conversation,
@@ -188,7 +187,7 @@ def main() -> None:
         f" ({first['turns_per_second']} turns/s, every text embedded) | {again['seconds']} s"
         f" ({again['turns_per_second']} turns/s, embeddings cached) |"
     )
-    arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

@@ -115,6 +115,7 @@ from typing import Any, Literal, cast, get_origin
 from urllib.parse import unquote
 
 import pytest
+from provenance import write_result
 from pydantic import SecretStr
 
 from graphmem import __version__
@@ -1988,15 +1989,12 @@ def main() -> None:
         "store": arguments.store,
         "graphmem": __version__,
         "jobs": arguments.jobs,
-        "cores": os.cpu_count(),
         "load_average_before": [round(value, 2) for value in load_before],
         "load_average_after": [round(value, 2) for value in os.getloadavg()],
         "seconds": round(seconds, 1),
         "channels": {channel.name: channel.figures() for channel in channels},
     }
-    text = json.dumps(result, indent=2, ensure_ascii=False)
-    arguments.out.write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
-    print(f"wrote {arguments.out}")
+    write_result(arguments.out, result)
 
 
 if __name__ == "__main__":

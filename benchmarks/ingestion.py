@@ -24,7 +24,6 @@ GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start).
 
 import argparse
 import gc
-import json
 import secrets
 import tempfile
 import time
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from locomo import load, turn_item
+from provenance import write_result
 from sleep import START, conversation
 
 from graphmem import terms
@@ -229,8 +229,7 @@ def main() -> None:
             "month": measure(arguments.store, "month", month_workload()),
         },
     }
-    out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_result(out, results, [arguments.data])
 
 
 if __name__ == "__main__":

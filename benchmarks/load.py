@@ -95,6 +95,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlparse
 
 from locomo import CACHE, Conversation, DialogueTurn, load, turn_item
+from provenance import write_result
 from service import (
     LOGGED,
     RATE,
@@ -1170,7 +1171,6 @@ def main() -> None:
     result: dict[str, Any] = {
         "data": str(arguments.data),
         "started": datetime.now().astimezone().isoformat(timespec="seconds"),
-        "cores": os.cpu_count(),
         "owner_prefix": prefix,
         "query_embeddings_computed_before": embed_queries(wanted),
         "server": {"workers": 8, "rate": RATE, "burst": RATE, "key": "admin", "store": "neo4j"},
@@ -1204,7 +1204,7 @@ def main() -> None:
     result["seconds"] = round(time.perf_counter() - started, 1)
     result["load_average"] = [load_before, load_average()]
     print_report(result)
-    arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

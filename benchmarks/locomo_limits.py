@@ -37,7 +37,6 @@ These read questions and evidence to describe the data; no method uses what they
 
 import argparse
 import gc
-import json
 import re
 import statistics
 import sys
@@ -60,6 +59,7 @@ from locomo import (
     load,
     recall_pass,
 )
+from provenance import write_result
 
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
@@ -328,7 +328,7 @@ def main() -> None:
             )
         print(f"Neo4j over embedded at p50: {recall['neo4j_over_embedded_p50']}")
     if arguments.out:
-        arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+        write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

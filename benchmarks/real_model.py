@@ -68,6 +68,7 @@ from typing import Any, Literal
 
 from locomo import conversation_turns
 from madial import MARKERS, read_line
+from provenance import write_result
 from pydantic import SecretStr
 
 from graphmem.config import Settings
@@ -521,9 +522,11 @@ def main() -> None:
             f"no {python}: make the server's venv with"
             " `.venv/bin/python benchmarks/real_model.py --setup`, or give --server-python"
         )
+    english = DATA / "locomo" / "locomo_dev.json"
+    chinese = DATA / "madial" / "madial_zh_dialogue_dev.jsonl"
     turns = {
-        "en": english_turns(DATA / "locomo" / "locomo_dev.json", arguments.turns),
-        "zh": chinese_turns(DATA / "madial" / "madial_zh_dialogue_dev.jsonl", arguments.turns),
+        "en": english_turns(english, arguments.turns),
+        "zh": chinese_turns(chinese, arguments.turns),
     }
     results: dict[str, dict[str, Any]] = {}
     arguments.cache.mkdir(parents=True, exist_ok=True)
@@ -551,7 +554,7 @@ def main() -> None:
             "max_tokens": arguments.max_tokens,
             "json_mode": arguments.json_mode,
         }
-        arguments.out.write_text(json.dumps({**settings, **results}, indent=2) + "\n")
+        write_result(arguments.out, {**settings, **results}, [english, chinese])
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ Measured per size, over --queries queries spread over up to 10 owners: shallow r
 (motivation 0: tier 0 only), deep recall (motivation 10: every tier), both in peek mode; the
 vector index's recall@20 in a deep search against an exact top 20 computed with numpy from the
 same generated embeddings; the wake-up step of the ten memories a shallow recall returns; and
-one re-tier of the first owner a week later (memories examined per second).
+one re-tier of the first owner a week later (memories examined per second). An --out that
+exists keeps the sizes this run does not measure; its provenance becomes this run's.
 """
 
 import argparse
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from provenance import write_result
 from pydantic import SecretStr
 
 from graphmem.embedding import Purpose
@@ -296,6 +298,7 @@ def main() -> None:
     results: dict[str, Any] = (
         json.loads(arguments.out.read_text()) if arguments.out and arguments.out.exists() else {}
     )
+    results.pop("provenance", None)  # the earlier run's: the JSON gets this run's
     for size in arguments.sizes:
         owners = owner_names(size, arguments.owners)
         present = store.count_graph(owners[-1]).nodes.get("Memory", 0) * len(owners)
@@ -305,7 +308,7 @@ def main() -> None:
         if seconds is not None:
             results[str(size)]["load_seconds"] = round(seconds, 1)
         if arguments.out:
-            arguments.out.write_text(json.dumps(results, indent=2) + "\n")
+            write_result(arguments.out, results)
     memory.close()
     print(
         "| memories | owners | index recall@20 | shallow p50 / p95 | deep p50 / p95 |"

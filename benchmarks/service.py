@@ -70,6 +70,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from locomo import CACHE, Conversation, load, open_memory, turn_item
+from provenance import write_result
 
 from graphmem import terms
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
@@ -615,7 +616,6 @@ def main() -> None:
             "conversation": conversation.sample_id,
             "turns": len(conversation.turns),
             "started": started.isoformat(timespec="seconds"),
-            "cores": os.cpu_count(),
             "load_average_before": [round(value, 2) for value in load_before],
             "server": {"workers": 8, "rate": RATE, "burst": RATE, "key": "admin"},
             **one_client(conversation, warm_up, arguments.batch, arguments.repeats, Path(folder)),
@@ -632,7 +632,7 @@ def main() -> None:
         }
     result["load_average_after"] = [round(value, 2) for value in os.getloadavg()]
     print_report(result)
-    arguments.out.write_text(json.dumps(result, indent=2) + "\n")
+    write_result(arguments.out, result, [arguments.data])
 
 
 if __name__ == "__main__":

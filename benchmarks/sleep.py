@@ -22,6 +22,8 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from provenance import write_result
+
 from graphmem.config import Settings
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Memory
@@ -167,7 +169,7 @@ def main() -> None:
         },
     }
     print(json.dumps(result, indent=2))
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_result(out, result)
 
 
 if __name__ == "__main__":

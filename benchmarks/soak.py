@@ -37,6 +37,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from provenance import write_result
+
 from graphmem.config import Settings
 from graphmem.errors import ConflictError
 from graphmem.memory import GraphMem
@@ -303,11 +305,10 @@ def main() -> None:
         "first_wrong": tally.wrong[:20],
         "seconds": round(seconds, 1),
         "operations_per_second": round(arguments.operations / seconds, 1),
-        "measured": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     print(json.dumps(result, indent=2, ensure_ascii=False))
     out = arguments.out or Path(f"benchmarks/soak-{arguments.store}.json")
-    out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    write_result(out, result)
 
 
 if __name__ == "__main__":

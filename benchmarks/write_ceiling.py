@@ -13,7 +13,6 @@ left out of the median.
 """
 
 import argparse
-import json
 import os
 import secrets
 import statistics
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 from neo4j import GraphDatabase
+from provenance import write_result
 
 DIMENSIONS = 384
 STATEMENT = """
@@ -79,8 +79,7 @@ def main() -> None:
             median = statistics.median(rates[1:])
             results[name] = {"turns_per_second": round(median), "batches": rates}
             print(f"{name:18} {median:7.0f} turns/s (median of {len(rates) - 1})", flush=True)
-    arguments.out.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"wrote {arguments.out}")
+    write_result(arguments.out, results)
 
 
 if __name__ == "__main__":
