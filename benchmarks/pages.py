@@ -18,8 +18,9 @@ renders, then an end marker.
     <!-- /render -->
 
 `result(name)` reads `benchmarks/NAME` (the JSON a script wrote through `provenance.py`), `f` is
-Python's format, `measured` the short commit a result was measured at. Both commands fail
-(exit 1) when a page differs from its rendering, a block cites a result whose commit is not one
+Python's format, `measured` the short commit a result was measured at, and
+`{% filter wrapped %}...{% endfilter %}` fills an English paragraph to lines of 100 characters.
+Both commands fail (exit 1) when a page differs from its rendering, a block cites a result whose commit is not one
 of HEAD's or that was measured with uncommitted changes, or a figure is quoted outside a block:
 on benchmarks/README.md (any page under benchmarks/) anywhere in its prose, elsewhere in a
 paragraph that cites benchmarks/. A figure is a decimal number, a percentage, or a number with
@@ -31,6 +32,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +95,11 @@ def formatted(value: Any, spec: str = "") -> str:
     return format(value, spec)
 
 
+def wrapped(text: str, width: int = 100) -> str:
+    """Prose filled to lines of `width`, as the pages' paragraphs are."""
+    return textwrap.fill(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def environment(results: Results) -> jinja2.Environment:
     """Jinja set up for pages: strict about names, no HTML escaping, blocks trimmed."""
     jinja = jinja2.Environment(  # noqa: S701 (Markdown, not HTML: nothing to escape)
@@ -101,6 +108,7 @@ def environment(results: Results) -> jinja2.Environment:
     jinja.globals["result"] = results.result
     jinja.filters["f"] = formatted
     jinja.filters["measured"] = measured
+    jinja.filters["wrapped"] = wrapped
     return jinja
 
 

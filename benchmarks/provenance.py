@@ -43,16 +43,6 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def data_name(path: Path) -> str:
-    """A data file's name as the pages give it: relative to the repository's parent folder."""
-    resolved = path.resolve()
-    return (
-        str(resolved.relative_to(ROOT.parent))
-        if resolved.is_relative_to(ROOT.parent)
-        else str(path)
-    )
-
-
 def provenance(data: Iterable[Path] = ()) -> dict[str, Any]:
     """The commit, whether the tree differs from it, command, date, cores and data hashes."""
     changes = git("status", "--porcelain", "--untracked-files=no")
@@ -62,7 +52,7 @@ def provenance(data: Iterable[Path] = ()) -> dict[str, Any]:
         "command": " ".join(["python", *sys.argv]),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
-        "data": {data_name(path): file_hash(path) for path in data},
+        "data": {str(path): file_hash(path) for path in data},  # as the command names them
     }
 
 
