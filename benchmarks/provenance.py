@@ -1,7 +1,8 @@
 """Where a benchmark's result comes from, written into its JSON beside the figures.
 
 Every script writes its result with `write_result`, which adds a `provenance` object: the commit
-measured (and whether the work tree differed from it), the command line, the date, the
+measured and whether the code in the work tree differed from it (results and pages aside, so
+that one run's JSON does not mark the next run as changed), the command line, the date, the
 machine's cores and the SHA-256 of each data file it read. `benchmarks/pages.py` renders the
 pages from these JSONs and checks that each commit is one of HEAD's.
 """
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+NOT_CODE = (":(exclude,glob)benchmarks/**/*.json", ":(exclude,glob)**/*.md")
+"""Results and pages: a change to them leaves what a run measures as committed."""
 
 
 def git(*arguments: str) -> str:
@@ -44,8 +47,8 @@ def file_hash(path: Path) -> str:
 
 
 def provenance(data: Iterable[Path] = ()) -> dict[str, Any]:
-    """The commit, whether the tree differs from it, command, date, cores and data hashes."""
-    changes = git("status", "--porcelain", "--untracked-files=no")
+    """The commit, whether the code differs from it, command, date, cores and data hashes."""
+    changes = git("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)
     return {
         "commit": git("rev-parse", "HEAD"),
         "dirty": bool(changes),
