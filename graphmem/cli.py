@@ -598,15 +598,15 @@ def run_upkeep(settings: Settings, arguments: argparse.Namespace, out: TextIO) -
             )
             return
         if command == "retier":
-            counted = {"retiered": memory.retier(owner, at=arguments.at)}
+            answer = {"retiered": memory.retier(owner, at=arguments.at)}
         else:
-            counted = {"derived": memory.complete_pending(owner, limit=arguments.limit)}
+            answer = {"derived": memory.complete_pending(owner, limit=arguments.limit)}
     if arguments.json:
-        print(json.dumps({"owner": owner, **counted}), file=out)
+        print(json.dumps({"owner": owner, **answer}), file=out)
     elif command == "retier":
-        print(f"{owner}: retiered {counted['retiered']} (moves to a deeper tier)", file=out)
+        print(f"{owner}: retiered {answer['retiered']} (moves to a deeper tier)", file=out)
     else:
-        print(f"{owner}: {counted['derived']} pending turns derived", file=out)
+        print(f"{owner}: {counted(answer['derived'], 'pending turn')} derived", file=out)
 
 
 def run_export(settings: Settings, owner: str, path: Path | None, out: TextIO) -> None:

@@ -21,8 +21,10 @@ from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
 from graphmem.results import Health, OwnerGraph, Profile
+from graphmem.testing import scripted_openai_server
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked
+from .test_pending import offline_model
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 HOUR = timedelta(hours=1)
@@ -151,6 +153,16 @@ def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
     with GraphMem.open(Settings(path=path)) as memory:
         memory.observe("ann", "The bus was late.", at=START)
         [before] = [item for item in memory.export("ann").nodes if isinstance(item, Memory)]
+    with scripted_openai_server(responder=offline_model) as model:
+        port = model.port
+    model_settings = tmp_path / "model.toml"  # a chat model at a port where nothing listens now
+    model_settings.write_text(
+        'cognition = "openai"\nopenai_api_key = "sk-test"\nopenai_max_retries = 0\n'
+        f'openai_base_url = "http://127.0.0.1:{port}/v1"\n'
+    )
+    with GraphMem.open(Settings.from_env({}, file=model_settings, path=path)) as memory:
+        pending = memory.observe("ann", "I'm allergic to milk.", message_id="milk", at=START)
+    assert (pending.pending, pending.memories) == (True, [])
     rule = ["--cause", "I sneeze a lot", "--effect", "I have hay fever", "--sufficiency", "0.4"]
     assert graphmem.cli.main(["learn", *where, *rule, "--at", START.isoformat()]) == 0
     assert capsys.readouterr().out == (
@@ -158,9 +170,17 @@ def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
     )
     assert graphmem.cli.main(["retier", *where, "--at", (START + 400 * DAY).isoformat()]) == 0
     moved = int(capsys.readouterr().out.split("retiered ")[1].split()[0])
-    assert graphmem.cli.main(["complete-pending", *where, "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"owner": "ann", "derived": 0}
+    with_model = ["complete-pending", *where, "--config", str(model_settings)]
+    assert graphmem.cli.main(with_model) == 0  # the model is still down: the turn waits
+    assert capsys.readouterr().out == "ann: 0 pending turns derived\n"
+    with scripted_openai_server(responder=offline_model, port=port) as model:
+        assert graphmem.cli.main(with_model) == 0
+    assert capsys.readouterr().out == "ann: 1 pending turn derived\n"
+    assert len(model.requests) == 1  # the model was asked about the turn, once
     with GraphMem.open(Settings(path=path)) as memory:
+        assert memory.health("ann", at=START + DAY).checks.pending_turns == 0
+        derived = memory.recall("ann", "What am I allergic to?", at=START + DAY, peek=True)
+        assert derived.memories[0].memory.text == "I'm allergic to milk."
         assert memory.profile("ann", at=START + DAY).causal_rules == 1
         [after] = [item for item in memory.export("ann").nodes if item.id == before.id]
     assert isinstance(after, Memory)
@@ -172,7 +192,7 @@ def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
     assert "limit is 0" in capsys.readouterr().err
     with GraphMem.open(Settings(path=path)) as memory:
         stored = memory.export("ann").nodes
-    assert len([item for item in stored if isinstance(item, Memory)]) == 3  # nothing more
+    assert len([item for item in stored if isinstance(item, Memory)]) == 4  # nothing more
 
 
 def test_health_reports_each_owner_in_text_or_json(

@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,15 +69,42 @@ def test_a_path_given_anywhere_leaves_the_per_user_file_alone(
     assert not (user_data_folder / "graphmem").exists()
 
 
-def test_in_memory_keeps_nothing_once_the_command_ends(user_data_folder: Path) -> None:
-    observed = run_forked(["observe", "--owner", "a", "--in-memory"], clean_env(), PARIS)
+def test_in_memory_keeps_nothing_once_the_command_ends(tmp_path: Path) -> None:
+    world = tmp_path / "world"
+    folders = ("home", "data", "config", "cache", "state", "temporary", "work")
+    places = {name: world / name for name in folders}
+    for folder in places.values():
+        folder.mkdir(parents=True)
+    environment = clean_env() | {
+        "HOME": str(places["home"]),
+        "XDG_DATA_HOME": str(places["data"]),
+        "XDG_CONFIG_HOME": str(places["config"]),
+        "XDG_CACHE_HOME": str(places["cache"]),
+        "XDG_STATE_HOME": str(places["state"]),
+        "TMPDIR": str(places["temporary"]),
+    }
+
+    def graphmem(*arguments: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        """Run one command in the fresh working folder, with the fresh user folders."""
+        return subprocess.run(
+            [sys.executable, "-m", "graphmem", *arguments],
+            cwd=places["work"],
+            env=environment,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    observed = graphmem("observe", "--owner", "a", "--in-memory", stdin=PARIS)
     assert (observed.returncode, observed.stdout, observed.stderr) == (0, "p1: attention 2.0\n", "")
-    recalled = run_forked(["recall", "--owner", "a", "Paris?", "--in-memory"], clean_env())
+    recalled = graphmem("recall", "--owner", "a", "Paris?", "--in-memory")
     assert recalled.returncode == 0, recalled.stderr
     assert recalled.stdout.startswith("searched ")
     assert recalled.stdout.endswith("; 0 memories\n")
     assert recalled.stderr.startswith("graphmem: unknown owner 'a'")
-    assert not (user_data_folder / "graphmem").exists()
+    made = sorted(str(path.relative_to(world)) for path in world.rglob("*"))
+    assert made == sorted(folders)  # not a file, not a folder, anywhere the commands could write
 
     both = run_forked(["stats", "--owner", "a", "--in-memory", "--path", "x.json"], clean_env())
     assert both.returncode == 2

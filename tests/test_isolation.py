@@ -29,7 +29,7 @@ from graphmem.cognition.lexicon import CAUSAL_KNOWLEDGE
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import ConflictError
 from graphmem.memory import GraphMem
-from graphmem.model import Impression, LinkType, Node, Turn
+from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Node, Turn
 from graphmem.store.base import GraphCounts, OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 
@@ -38,6 +38,7 @@ from .conftest import DIMENSIONS, Neo4jServer
 pytestmark = pytest.mark.long
 
 T = TypeVar("T")
+N = TypeVar("N", bound=Node)
 
 START = datetime(2026, 3, 2, 8, tzinfo=UTC)
 OWNER_NAMES = ("ann", "bob", "cy")
@@ -84,6 +85,13 @@ LESSONS = (
 )
 """Causal knowledge an owner may learn; its effects must never show up in another owner."""
 BUILT_IN_EFFECTS = frozenset(effect for _cause, effect, _sufficiency in CAUSAL_KNOWLEDGE)
+RELATIONS = (LinkType.SUPPORTS, LinkType.CONTRADICTS, LinkType.UPDATES, LinkType.MERGED_INTO)
+"""The edges the sleep job makes between a fact and older ones, each counted in its report."""
+SLEEP_COUNTS = frozenset(
+    {"derived", "summaries", "profile facts", "events started", "events continued", "facts"}
+    | {"retiered", *RELATIONS}
+)
+"""What a sleep job with the offline cognition may count (it leaves nothing for later)."""
 
 # Labelless on purpose: a node of any label that carries the owner counts.
 RAW_COUNTS: LiteralString = """
@@ -417,12 +425,30 @@ class Tenants:
         self.report()
 
     def consolidate(self, operation: Consolidate) -> None:
-        """The sleep job of one owner reports on it and touches no other owner."""
+        """The sleep job of one owner counts what it did to that owner's graph, and no more."""
         owner = self.step(operation.owner, "consolidate", operation.later)
+        before = self.exports[owner]
         report = self.memory.consolidate(owner, at=self.now)
         assert report.owner == owner
-        assert all(count >= 0 for count in report.counts.values())
-        self.settle(owner)
+        assert self.memory.retier(owner, at=self.now) == 0  # the job left none to move
+        after = self.settle(owner)
+        counts = Counter(report.counts)
+        assert set(counts) <= SLEEP_COUNTS, counts
+        assert counts["derived"] == 0  # the offline cognition leaves no turn pending
+        assert counts["summaries"] == len(memories(after, MemoryKind.SUMMARY)) - len(
+            memories(before, MemoryKind.SUMMARY)
+        )
+        assert counts["profile facts"] == len(memories(after, MemoryKind.FACT)) - len(
+            memories(before, MemoryKind.FACT)
+        )
+        assert counts["events started"] == len(nodes(after, Event)) - len(nodes(before, Event))
+        assert counts["facts"] == len(awaiting_consolidation(before))
+        assert awaiting_consolidation(after) == []
+        assert not any(turn.awaiting_summary for turn in nodes(after, Turn))
+        made = relations(after) - relations(before)
+        assert {relation: counts[relation] for relation in RELATIONS} == {
+            relation: made[relation] for relation in RELATIONS
+        }
 
     def learn(self, operation: Learn) -> None:
         """Causal knowledge of one owner: its impressions may follow, no other owner's."""
@@ -571,6 +597,26 @@ class Tenants:
 def keys(graph: OwnerGraph) -> dict[tuple[str, str], Node]:
     """An export's nodes by (label, id)."""
     return {(type(node).__name__, node.id): node for node in graph.nodes}
+
+
+def nodes(graph: OwnerGraph, label: type[N]) -> list[N]:
+    """An export's nodes of one label."""
+    return [node for node in graph.nodes if isinstance(node, label)]
+
+
+def memories(graph: OwnerGraph, kind: MemoryKind) -> list[Memory]:
+    """An export's memories of one kind."""
+    return [memory for memory in nodes(graph, Memory) if memory.kind is kind]
+
+
+def awaiting_consolidation(graph: OwnerGraph) -> list[Memory]:
+    """An export's facts that the sleep job has not weighed yet."""
+    return [memory for memory in nodes(graph, Memory) if memory.awaiting_consolidation]
+
+
+def relations(graph: OwnerGraph) -> Counter[str]:
+    """An export's edges that the sleep job makes between facts, by type."""
+    return Counter(link.type.value for _s, _t, link in graph.links if link.type in RELATIONS)
 
 
 @pytest.mark.parametrize("kind", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])

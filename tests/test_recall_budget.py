@@ -162,12 +162,13 @@ def test_a_recall_within_a_budget_fits_it_and_wakes_only_what_fits(
     whole = memory.recall(owner, "How is my cat Miso?", k=100, at=asked, peek=True)
     assert len(whole.memories) == len(TELLINGS)
     order = [item.memory.id for item in whole.memories]
+    fits: dict[int, list[str]] = {}
     for budget in (15, 40, 90, 200):
         fitted = memory.recall(owner, "How is my cat Miso?", max_tokens=budget, at=asked, peek=True)
         assert fitted.tokens is not None
         assert fitted.tokens <= budget
         assert fitted.tokens == TOKENIZER.count_tokens(fitted.render())
-        shown = [item.memory.id for item in fitted.memories]
+        shown = fits[budget] = [item.memory.id for item in fitted.memories]
         assert shown == [memory_id for memory_id in order if memory_id in shown]
         assert 0 < len(shown) < len(TELLINGS)
     everything = memory.recall(owner, "How is my cat Miso?", max_tokens=10_000, at=asked, peek=True)
@@ -177,8 +178,16 @@ def test_a_recall_within_a_budget_fits_it_and_wakes_only_what_fits(
     assert nothing.woken == []
     assert nothing.tokens == 0
     few = memory.recall(owner, "How is my cat Miso?", max_tokens=40, at=asked)
-    used = {woken.id for woken in few.woken if woken.used}
-    assert used == {item.memory.id for item in few.memories}
+    shown = [item.memory.id for item in few.memories]
+    assert 0 < len(shown) < len(TELLINGS)  # some fit, not all
+    assert shown == fits[40]  # as a peek showed them
+    assert {woken.id for woken in few.woken if woken.used} == set(shown)
+    accessed = [
+        node.id
+        for node in memory.export(owner).nodes
+        if isinstance(node, Memory) and node.accessed_at == asked
+    ]
+    assert sorted(accessed) == sorted(shown)  # woken: what fits, and nothing else
 
 
 @pytest.mark.parametrize("max_tokens", [0, -5, True, 2.5, "100"])

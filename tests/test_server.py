@@ -44,6 +44,7 @@ from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 from .conftest import ROOT, Neo4jServer, clean_env
 from .test_cli import store_arguments
 from .test_concurrency import QUERIES, increments, message
+from .test_pending import offline_model
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
@@ -99,7 +100,8 @@ def new_secret(store: list[str], *scope: str) -> str:
 
 
 StartServer = Callable[..., str]
-"""Start `graphmem serve` on a store's flags (and extra flags); its address once it is ready."""
+"""Start `graphmem serve` on a store's flags (and extra flags, and GRAPHMEM_* `variables`); its
+address once it is ready."""
 
 
 class Log:
@@ -131,13 +133,13 @@ def start_server() -> Iterator[StartServer]:
     """Start servers as a test needs them; stop them (and check they stopped well) after it."""
     started: list[tuple[subprocess.Popen[str], threading.Thread]] = []
 
-    def start(store: list[str], *extra: str) -> str:
+    def start(store: list[str], *extra: str, variables: dict[str, str] | None = None) -> str:
         port = free_port()
         url = f"http://127.0.0.1:{port}"
         process = subprocess.Popen(
             [sys.executable, "-m", "graphmem", "serve", "--port", str(port), *extra, *store],
             cwd=ROOT,
-            env=clean_env(),
+            env=clean_env() | (variables or {}),
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -216,16 +218,29 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
             client.turns(owner, session="", last=-1)
         assert owner in client.owners()
         assert served.ben not in client.owners()
-        assert client.consolidate(owner, at=later + timedelta(hours=8)).owner == owner
-        assert client.health(owner, at=later).owner == owner
+        slept = client.consolidate(owner, at=later + timedelta(hours=8))
+        assert (slept.owner, slept.counts) == (
+            owner,
+            {"summaries": 1, "profile facts": 2, "facts": 3, "retiered": 0},
+        )  # the dialogue summarised, its allergy and home read, its three turns' facts weighed
+        assert slept.model_calls == {"digest_dialogue": 1, "judge_facts": 1}
+        health = client.health(owner, at=later)
+        assert (health.owner, health.cognition) == (owner, "offline rules")
+        assert health.counts.nodes["Memory"] == 6
+        assert health.checks.kinds == {"observation": 3, "summary": 1, "fact": 2}
+        checks = health.checks  # the night left no work waiting
+        assert checks.pending_turns == checks.awaiting_summary == checks.awaiting_consolidation == 0
         profile = client.profile(owner, at=later + timedelta(hours=8))
         assert {fact.slot: fact.text for fact in profile.facts} == {
             "allergy: milk": "I'm allergic to milk.",
             "home": "I moved to Lyon.",
         }
-        assert client.complete_pending(owner) == 0
+        assert client.complete_pending(owner) == 0  # none pending: the next test makes some
         client.learn(owner, "sore throat", "a cold", 0.7, at=later)
-        assert client.retier(owner, at=later) >= 0
+        assert client.statistics(owner).tiers == {0: 6, 1: 0, 2: 2, 3: 0}
+        assert client.retier(owner, at=later) == 0  # none has faded yet
+        assert client.retier(owner, at=later + timedelta(days=30)) == 6  # a month unused
+        assert client.statistics(owner).tiers == {0: 0, 1: 6, 2: 2, 3: 0}
         assert client.forget_message(owner, "no-such-message").found is False
         gone = client.forget_message(owner, "m3")
         assert gone.found
@@ -235,6 +250,44 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         assert client.forget(owner).total == 0
         client.load(owner, graph)
         assert client.export(owner) == graph
+
+
+@pytest.mark.parametrize("kind", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_turns_observed_while_the_model_was_down_are_derived_by_complete_pending(
+    kind: str, request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer
+) -> None:
+    with scripted_openai_server(responder=offline_model) as model:
+        port = model.port  # nothing listens there once the block ends: the model is down
+    store = store_arguments(kind, request, tmp_path)
+    owner = f"ann-{uuid.uuid4().hex[:8]}"
+    key = new_secret(store, "--owner", owner)
+    chat_model = {
+        "GRAPHMEM_COGNITION": "openai",
+        "GRAPHMEM_OPENAI_API_KEY": "sk-test",
+        "GRAPHMEM_OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1",
+        "GRAPHMEM_OPENAI_MAX_RETRIES": "0",
+    }
+    url = start_server(store, variables=chat_model)
+    later = START + timedelta(days=1)
+    with GraphMemClient(url, key) as client:
+        for number, text in enumerate(["I'm allergic to milk.", "I moved to Lyon."]):
+            at = START + timedelta(hours=number)
+            observed = client.observe(owner, text, message_id=f"m{number}", at=at)
+            assert (observed.pending, observed.memories) == (True, [])
+        assert client.complete_pending(owner) == 0  # the model is still down: both wait
+        assert client.health(owner, at=later).checks.pending_turns == 2
+        with scripted_openai_server(responder=offline_model, port=port) as model:
+            assert client.complete_pending(owner) == 2
+            found = client.recall(owner, "What am I allergic to?", at=later, peek=True)
+        assert found.memories[0].memory.text == "I'm allergic to milk."
+        health = client.health(owner, at=later)
+        assert (health.checks.pending_turns, health.checks.kinds) == (0, {"observation": 2})
+        assert client.complete_pending(owner) == 0  # none is derived twice
+    questions = [json.loads(sent["body"]["messages"][-1]["content"]) for sent in model.requests]
+    assert [[item["item"] for item in question["items"]] for question in questions] == [
+        ["I'm allergic to milk.", "I moved to Lyon."],  # the two turns, perceived together
+        ["What am I allergic to?"],  # the recall's query
+    ]
 
 
 def owner_verbs() -> set[str]:

@@ -40,6 +40,13 @@ from .test_sleep_crash import CONVERSATION, START
 
 QUERY = "Am I allergic to anything?"
 AT = START + timedelta(days=5)
+TRAFFIC_GAUGES = {
+    "graphmem.model.in_flight",
+    "graphmem.model.waiting",
+    "graphmem.model.waits",
+    "graphmem.model.waited",
+}
+"""The metrics of the model traffic of the whole process, which the fixture's telemetry reads."""
 
 
 @dataclass
@@ -49,6 +56,8 @@ class Exported:
     spans: InMemorySpanExporter
     metrics: InMemoryMetricReader
     telemetry: OtelTelemetry
+    tracer_provider: TracerProvider
+    meter_provider: MeterProvider
 
     def finished(self) -> list[ReadableSpan]:
         """The spans ended so far."""
@@ -65,6 +74,17 @@ class Exported:
             if metric.name == name
             for point in metric.data.data_points
         ]
+
+    def measured(self) -> set[str]:
+        """The names of the metrics that have data points, as collected now."""
+        data = self.metrics.get_metrics_data()
+        return {
+            metric.name
+            for resource in (data.resource_metrics if data is not None else [])
+            for scope in resource.scope_metrics
+            for metric in scope.metrics
+            if metric.data.data_points
+        }
 
     def total(self, name: str, **attributes: str) -> float:
         """A counter's sum over the points that carry these attributes."""
@@ -86,7 +106,7 @@ def exported() -> Iterator[Exported]:
     meter_provider = MeterProvider(metric_readers=[metrics])
     telemetry = OtelTelemetry(tracer_provider=tracer_provider, meter_provider=meter_provider)
     telemetry.watch_traffic(traffic_states)  # as GraphMem.open does with a model endpoint
-    yield Exported(spans, metrics, telemetry)
+    yield Exported(spans, metrics, telemetry, tracer_provider, meter_provider)
     tracer_provider.shutdown()
     meter_provider.shutdown()
 
@@ -346,7 +366,11 @@ def test_the_nightly_job_nests_each_owner_and_counts_its_leases(
 
 
 def test_with_telemetry_off_nothing_is_exported_and_recall_answers_alike(
-    store: Store, embedder: CachedEmbedder, owner: str, exported: Exported
+    store: Store,
+    embedder: CachedEmbedder,
+    owner: str,
+    exported: Exported,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def session(telemetry: Telemetry) -> Recall:
         """The conversation observed afresh and recalled from."""
@@ -355,9 +379,17 @@ def test_with_telemetry_off_nothing_is_exported_and_recall_answers_alike(
             observe_conversation(memory, owner)
             return memory.recall(owner, QUERY, at=AT)
 
+    # The test's providers are the process's global ones too, as an application sets them:
+    # whatever telemetry off reported, to them or to the test's telemetry, would be read here.
+    monkeypatch.setattr("opentelemetry.trace._TRACER_PROVIDER", exported.tracer_provider)
+    monkeypatch.setattr("opentelemetry.metrics._internal._METER_PROVIDER", exported.meter_provider)
     off = session(Telemetry())
     assert exported.finished() == []
-    assert exported.points("graphmem.verb.calls") == []
+    assert exported.measured() <= TRAFFIC_GAUGES  # read from the process's traffic, on or off
+    with OtelTelemetry().verb("probe"):  # the global providers' telemetry is read here indeed
+        pass
+    assert [span.name for span in exported.finished()] == ["graphmem.probe"]
+    assert exported.total("graphmem.verb.calls", **{"graphmem.verb": "probe"}) == 1
     on = session(exported.telemetry)
     assert len(named(exported.finished(), "graphmem.observe")) == len(CONVERSATION)
     assert on.model_dump() == off.model_dump()
