@@ -18,13 +18,13 @@ renders, then an end marker.
     <!-- /render -->
 
 `result(name)` reads `benchmarks/NAME` (the JSON a script wrote through `provenance.py`), `f` is
-Python's format, `measured` the short commit a result was measured at, and
-`{% filter wrapped %}...{% endfilter %}` fills an English paragraph to lines of 100 characters.
-Both commands fail (exit 1) when a page differs from its rendering, a block cites a result whose commit is not one
-of HEAD's or that was measured with uncommitted changes, or a figure is quoted outside a block:
-on benchmarks/README.md (any page under benchmarks/) anywhere in its prose, elsewhere in a
-paragraph that cites benchmarks/. A figure is a decimal number, a percentage, or a number with
-a unit of time.
+Python's format, `measured` the short commit a result was measured at (`measured_at(*names)` several
+results' commits, each once), and `{% filter wrapped %}...{% endfilter %}` fills an English
+paragraph to lines of 100 characters. Both commands fail (exit 1) when a page differs from its
+rendering, a block cites a result whose commit is not one of HEAD's or that was measured with
+uncommitted changes, or a figure is quoted outside a block: on benchmarks/README.md (any page under
+benchmarks/) anywhere in its prose, elsewhere in a paragraph that cites benchmarks/. A figure is a
+decimal number, a percentage, or a number with a unit of time.
 """
 
 import argparse
@@ -83,6 +83,10 @@ class Results:
         self.cited.add(name)
         return self.read[name]
 
+    def measured_at(self, *names: str) -> str:
+        """The commits these results were measured at, each once, in order."""
+        return ", ".join(dict.fromkeys(measured(self.result(name)) for name in names))
+
 
 def measured(result: dict[str, Any]) -> str:
     """The short commit a result was measured at; "(stated)" if the script did not record it."""
@@ -106,6 +110,7 @@ def environment(results: Results) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
     )
     jinja.globals["result"] = results.result
+    jinja.globals["measured_at"] = results.measured_at
     jinja.filters["f"] = formatted
     jinja.filters["measured"] = measured
     jinja.filters["wrapped"] = wrapped
