@@ -4,6 +4,7 @@ data folder of its own for each test (the command line keeps its default file th
 import multiprocessing
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 import pytest
 from pydantic import SecretStr
@@ -138,6 +140,13 @@ def run_forked(
     return subprocess.CompletedProcess(arguments, code, output, errors)
 
 
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 @dataclass(frozen=True)
 class Neo4jServer:
     """How the tests reach Neo4j, and how they restart it when the tests started it."""
@@ -152,7 +161,12 @@ class Neo4jServer:
     def script(self, command: str) -> str:
         """Run scripts/neo4j with this server's folder; return its standard output."""
         assert self.home is not None, "only a server the tests started can be driven"
-        environment = {**os.environ, "GRAPHMEM_NEO4J_HOME": str(self.home)}
+        environment = {
+            **os.environ,
+            "GRAPHMEM_NEO4J_HOME": str(self.home),
+            "GRAPHMEM_NEO4J_BOLT_PORT": str(urlsplit(self.uri).port),
+            "GRAPHMEM_NEO4J_HTTP_PORT": str(urlsplit(self.http_url).port),
+        }
         environment.setdefault("GRAPHMEM_NEO4J_PAGE_CACHE", "512m")
         environment.setdefault("GRAPHMEM_NEO4J_HEAP", "1g")
         done = subprocess.run(
@@ -188,11 +202,11 @@ def neo4j_server() -> Iterator[Neo4jServer]:
         return
     home = Path(os.environ.get("GRAPHMEM_TEST_NEO4J_HOME", ROOT / ".neo4j-test"))
     shutil.rmtree(home / "data", ignore_errors=True)
-    server = Neo4jServer(
-        uri="bolt://127.0.0.1:7687",
+    server = Neo4jServer(  # on free ports: the suite runs beside any other Neo4j
+        uri=f"bolt://127.0.0.1:{free_port()}",
         user="neo4j",
         password=SecretStr(""),
-        http_url="http://127.0.0.1:7474",
+        http_url=f"http://127.0.0.1:{free_port()}",
         home=home,
     )
     server.script("start")

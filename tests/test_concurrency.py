@@ -1,15 +1,17 @@
 """8 writers and 8 readers on one owner on Neo4j: nothing lost, nothing doubled, nothing stuck.
 
 Every operation runs at one instant, so attention does not decay between them: each use of a
-memory adds exactly `use_long_term` to its long-term part, and the stored totals can be
-compared with the increments the recalls report. Each message is observed by two writers at
-once, as a retried write whose first attempt is still running would be. No transaction may
+memory adds exactly `use_long_term` to its long-term part, each use or wake-up adds the
+short-term gain the recall reports, and every stored memory and event, recalled or not, can be
+compared with the tally of what the recalls did to it. Each message is observed by two writers
+at once, as a retried write whose first attempt is still running would be. No transaction may
 deadlock: the owner's write lock makes its writes take turns.
 """
 
 import logging
 import time
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -18,7 +20,7 @@ import pytest
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.memory import GraphMem
-from graphmem.model import Memory, Turn
+from graphmem.model import Event, Memory, Turn
 from graphmem.results import Recall
 
 from .conftest import Neo4jServer
@@ -39,19 +41,31 @@ def message(number: int) -> tuple[str, str]:
     return f"m{number}", f"Message {number} is about {TOPICS[number % len(TOPICS)]}."
 
 
-def increments(recalls: list[Recall], memories: dict[str, Memory]) -> tuple[int, int, int]:
-    """The attention increments the recalls' uses lost and doubled in the stored memories, and
-    the uses, counted per memory: a doubled increment must not hide a lost one. Every use at
-    one instant, each adds exactly `use_long_term` to the label's long-term part."""
-    uses = Counter(w.id for r in recalls for w in r.woken if w.used and w.label == "Memory")
+def increments(recalls: list[Recall], nodes: Mapping[str, Memory | Event]) -> tuple[int, int, int]:
+    """The attention increments the recalls made that the stored nodes lost and doubled, and
+    the uses, tallied per node for every node given, recalled or not.
+
+    Every use at one instant: a used memory gains exactly `use_long_term` long-term, and each
+    use or wake-up adds its reported `short_term_gain` short-term, to a node that started with
+    its label long-term and nothing short-term. A long-term part counts its missing or extra
+    uses; a short-term part off by any amount counts one. So a lost increment on one node and a
+    doubled one on another both count, and so does any gain on a node no recall touched.
+    """
     gain = AttentionPolicy().use_long_term
+    wakes = [wake for recall in recalls for wake in recall.woken]
+    uses = Counter(wake.id for wake in wakes if wake.used and wake.label == "Memory")
+    short_term: defaultdict[tuple[str, str], float] = defaultdict(float)
+    for wake in wakes:
+        short_term[(wake.label, wake.id)] += wake.short_term_gain
     lost = doubled = 0
-    for memory_id, used in uses.items():
-        stored = memories[memory_id]
-        expected = stored.importance + used * gain  # the label, then every use's gain
-        missing = round((expected - stored.attention.long_term) / gain)
-        lost += max(missing, 0)
-        doubled += max(-missing, 0)
+    for node_id, node in nodes.items():
+        label = type(node).__name__
+        used = uses[node_id] if label == "Memory" else 0
+        expected = node.importance + used * gain  # the label, then every use's gain
+        missing = round((expected - node.attention.long_term) / gain)
+        short_missing = short_term[(label, node_id)] - node.attention.short_term
+        lost += max(missing, 0) + (short_missing > 1e-6)
+        doubled += max(-missing, 0) + (short_missing < -1e-6)
     return lost, doubled, sum(uses.values())
 
 
@@ -111,7 +125,11 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
     assert len(observations) == 10 + count  # one per turn, though each was observed twice
     assert all(from_edges[turn] >= 1 for turn in turn_ids)
 
-    lost, doubled, uses = increments(recalls, memories)
+    events = {node.id: node for node in graph.nodes if isinstance(node, Event)}
+    stored: dict[str, Memory | Event] = {**memories, **events}
+    woken = {(wake.label, wake.id) for recall in recalls for wake in recall.woken}
+    assert woken <= {(type(node).__name__, node_id) for node_id, node in stored.items()}
+    lost, doubled, uses = increments(recalls, stored)  # every memory and event, woken or not
     assert uses == len(recalls) * 3
     assert (lost, doubled) == (0, 0)
     store.close()
@@ -120,5 +138,6 @@ def test_eight_writers_and_eight_readers_lose_and_double_nothing(
             f"\nconcurrency: {WRITERS} writers, {READERS} readers: {observed} observes"
             f" ({count} messages, each twice) and {len(recalls)} recalls in {seconds:.1f} s ="
             f" {(observed + len(recalls)) / seconds:.1f} operations/s; errors 0, turns doubled 0,"
-            f" attention increments lost {lost} and doubled {doubled} of {uses}"
+            f" attention increments lost {lost} and doubled {doubled} of {uses} uses and"
+            f" {len(woken)} nodes woken, checked on all {len(stored)} memories and events"
         )
