@@ -90,7 +90,9 @@ class Results:
 
 def measured(result: dict[str, Any]) -> str:
     """The short commit a result was measured at; "(stated)" if the script did not record it."""
-    origin = result["provenance"]
+    origin = result.get("provenance")
+    if not origin:
+        return "not recorded"  # and the check says so
     return str(origin["commit"])[:7] + ("" if origin.get("recorded", True) else " (stated)")
 
 
@@ -100,8 +102,8 @@ def formatted(value: Any, spec: str = "") -> str:
 
 
 def wrapped(text: str, width: int = 100) -> str:
-    """Prose filled to lines of `width`, as the pages' paragraphs are."""
-    return textwrap.fill(" ".join(text.split()), width, break_on_hyphens=False)
+    """Prose filled to lines of `width`, as the pages' paragraphs are, ending its last line."""
+    return textwrap.fill(" ".join(text.split()), width, break_on_hyphens=False) + "\n"
 
 
 def environment(results: Results) -> jinja2.Environment:
