@@ -102,7 +102,7 @@ class Telemetry:
 
     def verb(self, name: str, owner: str | None = None) -> AbstractContextManager[Verb]:
         """The block a public verb runs in (the owner it serves, if any)."""
-        return IDLE_VERB
+        return IDLE_VERB if _running.get() is None else _untraced()
 
     def carried(self, work: Callable[Arguments, Result]) -> Callable[Arguments, Result]:
         """`work` as another thread should run it to report to the verb running here."""
@@ -117,6 +117,16 @@ class Telemetry:
 
 _running: "ContextVar[_RunningVerb | None]" = ContextVar("graphmem_verb", default=None)
 """The verb running in this context, with the telemetry it reports to; None outside one."""
+
+
+@contextmanager
+def _untraced() -> Iterator[Verb]:
+    """A verb without telemetry run inside a traced one: its statements and calls report nowhere."""
+    hidden = _running.set(None)
+    try:
+        yield Verb()
+    finally:
+        _running.reset(hidden)
 
 
 def traced_statement(name: str) -> AbstractContextManager[object]:

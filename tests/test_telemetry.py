@@ -395,6 +395,16 @@ def test_with_telemetry_off_nothing_is_exported_and_recall_answers_alike(
     assert on.model_dump() == off.model_dump()
 
 
+def test_a_memory_without_telemetry_reports_nothing_inside_a_traced_verb(
+    store: Store, embedder: CachedEmbedder, owner: str, exported: Exported
+) -> None:
+    with model_memory(store, embedder, Telemetry()) as (memory, endpoint):
+        with exported.telemetry.verb("outer"):
+            observe_conversation(memory, owner)  # its model calls, and on Neo4j its statements
+        assert endpoint.accounting.total().calls > 0  # the model was asked
+    assert [span.name for span in exported.finished()] == ["graphmem.outer"]
+
+
 def test_the_setting_names_the_extra_and_graphmem_needs_no_opentelemetry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
