@@ -17,6 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import graphmem
+
 ROOT = Path(__file__).resolve().parent.parent
 NOT_CODE = (":(exclude,glob)benchmarks/**/*.json", ":(exclude,glob)**/*.md")
 """Results and pages: a change to them leaves what a run measures as committed."""
@@ -46,12 +48,23 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def imported_from() -> Path:
+    """The repository whose graphmem this process runs (an editable install may name another)."""
+    return Path(graphmem.__file__).resolve().parent.parent
+
+
 def provenance(data: Iterable[Path] = ()) -> dict[str, Any]:
-    """The commit, whether the code differs from it, command, date, cores and data hashes."""
+    """The commit, whether the code differs from it, command, date, cores and data hashes.
+
+    The code is dirty, too, when the graphmem this process imported is another tree's (a work
+    tree run with the venv of another: set PYTHONPATH to this tree).
+    """
     changes = git("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)
+    elsewhere = imported_from() != ROOT
     return {
         "commit": git("rev-parse", "HEAD"),
-        "dirty": bool(changes),
+        "dirty": bool(changes) or elsewhere,
+        **({"graphmem_imported_from": str(imported_from())} if elsewhere else {}),
         "command": " ".join(["python", *sys.argv]),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
