@@ -15,10 +15,9 @@ from graphmem.cli import SERVE_PORT
 from graphmem.config import user_store_file
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import clean_env, run_forked
+from .conftest import clean_env, free_port, run_forked
 from .test_docs import serving
 from .test_mcp import Launch, connected, structured
-from .test_server import free_port
 
 PARIS = json.dumps({"text": "I live in Paris.", "message_id": "p1"}) + "\n"
 FIRST_USE = "graphmem: the memory is kept in {path} ("

@@ -57,8 +57,7 @@ from graphmem import GraphMem
 from graphmem.cli import SERVE_PORT, parser
 from graphmem.testing import Reply, chat_reply, scripted_openai_server, tool_call_reply
 
-from .conftest import ROOT, Neo4jServer, clean_env
-from .test_server import free_port
+from .conftest import ROOT, Neo4jServer, clean_env, free_port
 
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """The pages whose code runs here. README.zh-CN.md holds the English README's code (its

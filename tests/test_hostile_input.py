@@ -84,12 +84,11 @@ from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore, indexed_terms
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import ROOT, Neo4jServer, clean_env
+from .conftest import ROOT, Neo4jServer, clean_env, free_port
 from .test_cli import cli, cli_bytes
 from .test_mcp import Launch, connected
 from .test_mcp import run as run_async
 from .test_mcp import text as tool_text
-from .test_server import free_port
 
 T = TypeVar("T")
 

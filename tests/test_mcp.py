@@ -22,7 +22,7 @@ from graphmem.model import Turn
 from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import ROOT, Neo4jServer, clean_env
+from .conftest import ROOT, Neo4jServer, clean_env, free_port
 
 T = TypeVar("T")
 
@@ -443,13 +443,6 @@ def test_concurrent_calls_are_all_answered(launch: Launch, owner: str) -> None:
         assert positions == list(range(6))
 
     run(scenario)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_until_listening(process: subprocess.Popen[bytes], port: int, log: Path) -> None:

@@ -24,9 +24,9 @@ from graphmem.memory import GraphMem
 from graphmem.results import GraphCounts
 from graphmem.store.networkx import NetworkXStore
 
-from .conftest import DIMENSIONS, ROOT, clean_env
+from .conftest import DIMENSIONS, ROOT, clean_env, free_port
 from .test_cli import store_arguments
-from .test_server import free_port, graphmem, new_secret
+from .test_server import graphmem, new_secret
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 READY_WITHIN = 60.0

@@ -29,8 +29,9 @@ from graphmem.memory import GraphMem
 from graphmem.server import MAX_BUCKETS, Limits, RateLimiter
 from graphmem.store.networkx import NetworkXStore
 
+from .conftest import free_port
 from .test_cli import store_arguments
-from .test_server import LOGS, StartServer, free_port, graphmem, new_secret, start_server
+from .test_server import LOGS, StartServer, graphmem, new_secret, start_server
 
 __all__ = ["start_server"]  # the fixture, imported to be used here
 

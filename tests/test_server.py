@@ -4,7 +4,6 @@ import asyncio
 import http.client
 import inspect
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -41,7 +40,7 @@ from graphmem.server import LISTENING
 from graphmem.server import owners as owner_routes
 from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 
-from .conftest import ROOT, Neo4jServer, clean_env
+from .conftest import ROOT, Neo4jServer, clean_env, free_port
 from .test_cli import store_arguments
 from .test_concurrency import QUERIES, increments, message
 from .test_pending import offline_model
@@ -69,14 +68,6 @@ class Served:
     admin: str
     command: list[str]
     """The flags that name its store, to run other commands on it."""
-
-
-def free_port() -> int:
-    """A port nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def graphmem(*arguments: str) -> subprocess.CompletedProcess[str]:
