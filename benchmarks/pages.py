@@ -66,21 +66,19 @@ class PageError(Exception):
 
 @dataclass
 class Results:
-    """The results a rendering reads, each read once, and which blocks cite them."""
+    """The results the blocks cite, each read once."""
 
     root: Path
     read: dict[str, Any] = field(default_factory=dict)
-    cited: set[str] = field(default_factory=set)
 
     def result(self, name: str) -> Any:
-        """The JSON benchmarks/NAME, noted as cited."""
+        """The JSON benchmarks/NAME."""
         if name not in self.read:
             path = self.root / "benchmarks" / name
             try:
                 self.read[name] = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as error:
                 raise PageError(f"cannot read benchmarks/{name}: {error}") from None
-        self.cited.add(name)
         return self.read[name]
 
     def measured_at(self, *names: str) -> str:
@@ -163,10 +161,10 @@ def figures_outside_blocks(page: str, text: str) -> Iterator[str]:
             yield f"{page}:{line}: {figure[0]!r} in prose: render it from a result, or drop it"
 
 
-def provenance_problems(root: Path, cited: set[str], read: dict[str, Any]) -> Iterator[str]:
+def provenance_problems(root: Path, cited: dict[str, Any]) -> Iterator[str]:
     """Cited results measured at no commit of HEAD's, or with uncommitted changes."""
-    for name in sorted(cited):
-        origin = read[name].get("provenance") if isinstance(read[name], dict) else None
+    for name, result in sorted(cited.items()):
+        origin = result.get("provenance") if isinstance(result, dict) else None
         if not origin:
             yield f"benchmarks/{name}: no provenance: rerun its script, which records it"
             continue
@@ -222,7 +220,7 @@ def render_pages(root: Path, write: bool, chosen: list[Path]) -> list[str]:
                     f"{page}:{first}: differs from its rendering (python benchmarks/pages.py)"
                 )
         problems += figures_outside_blocks(page, new)
-    problems += provenance_problems(root, results.cited, results.read)
+    problems += provenance_problems(root, results.read)
     return problems
 
 

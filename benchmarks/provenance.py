@@ -60,11 +60,11 @@ def provenance(data: Iterable[Path] = ()) -> dict[str, Any]:
     tree run with the venv of another: set PYTHONPATH to this tree).
     """
     changes = git("status", "--porcelain", "--untracked-files=no", "--", ".", *NOT_CODE)
-    elsewhere = imported_from() != ROOT
+    code = imported_from()
     return {
         "commit": git("rev-parse", "HEAD"),
-        "dirty": bool(changes) or elsewhere,
-        **({"graphmem_imported_from": str(imported_from())} if elsewhere else {}),
+        "dirty": bool(changes) or code != ROOT,
+        **({"graphmem_imported_from": str(code)} if code != ROOT else {}),
         "command": " ".join(["python", *sys.argv]),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cores": os.cpu_count(),
