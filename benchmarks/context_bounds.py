@@ -37,7 +37,7 @@ from provenance import write_result
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.results import Recall
-from graphmem.retrieval import DEFAULT_PRESET, PRESETS, Association, Components, RecallPolicy
+from graphmem.scoring import DEFAULT_PRESET, PRESETS, Association, Components, RecallPolicy
 from graphmem.store.networkx import NetworkXStore
 
 COMPONENTS = tuple(Components.model_fields)

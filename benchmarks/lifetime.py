@@ -76,7 +76,7 @@ from provenance import write_result
 
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import Tier
-from graphmem.retrieval import PRESETS, Weights
+from graphmem.scoring import PRESETS, Weights
 
 ASKED_AFTER = timedelta(hours=1)
 """How long after the end of its session a question is asked."""

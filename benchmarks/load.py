@@ -120,7 +120,7 @@ from graphmem.errors import GraphMemError, ModelError, RequestRefusedError, Stor
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, MemoryKind, Node, Turn
 from graphmem.results import Observation, Recall
-from graphmem.retrieval import QUERY_EMBEDDING_CHARS
+from graphmem.scoring import QUERY_EMBEDDING_CHARS
 from graphmem.store.base import OwnerGraph
 from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
 from tests.test_sleep_crash import node_key

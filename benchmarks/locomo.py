@@ -73,7 +73,7 @@ from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.retrieval import BM25_B, BM25_K1, RECENCY_PER_HOUR
+from graphmem.scoring import BM25_B, BM25_K1, RECENCY_PER_HOUR
 from graphmem.terms import term_list
 
 Matrix = npt.NDArray[np.float64]

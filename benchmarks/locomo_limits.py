@@ -16,7 +16,7 @@ named speaker's turns helps some categories and costs others (adversarial questi
 speaker about what the other said).
 
 questions: the share of turns that ask and tell nothing of their speaker (a question mark and
-no first-person word: the `statement` component's 0, graphmem.retrieval), among all turns and
+no first-person word: the `statement` component's 0, graphmem.scoring), among all turns and
 among each category's evidence turns. It shows why such a turn, which shares the words of a
 later question about the same thing, counts less.
 
@@ -65,7 +65,7 @@ from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.inputs import EARLIEST
 from graphmem.memory import GraphMem
-from graphmem.retrieval import only_asks
+from graphmem.scoring import only_asks
 from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import NetworkXStore
@@ -138,7 +138,7 @@ def speakers(samples: list[Sample]) -> dict[str, dict[str, float]]:
 
 
 def questions(samples: list[Sample]) -> dict[str, dict[str, float]]:
-    """The share of turns that only ask (retrieval.only_asks), among all and the evidence."""
+    """The share of turns that only ask (scoring.only_asks), among all and the evidence."""
     everything: list[float] = []
     by_category: dict[str, list[float]] = defaultdict(list)
     for sample in samples:

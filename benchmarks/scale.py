@@ -42,7 +42,7 @@ from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.retrieval import RecallPolicy
+from graphmem.scoring import RecallPolicy
 from graphmem.store.base import OwnerGraph
 from graphmem.store.neo4j import Neo4jStore
 

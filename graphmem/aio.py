@@ -45,7 +45,7 @@ from graphmem.results import (
     SleepReport,
     StoreTraffic,
 )
-from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, Weights
+from graphmem.scoring import DEFAULT_PRESET, QueryTurn, Weights
 from graphmem.telemetry import Telemetry
 
 T = TypeVar("T")

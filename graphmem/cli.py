@@ -48,7 +48,7 @@ from graphmem.results import (
     SleepReport,
     Tombstone,
 )
-from graphmem.retrieval import PRESETS
+from graphmem.scoring import PRESETS
 
 AT_EXAMPLE = "2026-05-01T09:00:00+00:00"
 """The time that errors about --at show as an example."""

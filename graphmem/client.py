@@ -56,7 +56,7 @@ from graphmem.results import (
     Recall,
     SleepReport,
 )
-from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, Weights
+from graphmem.scoring import DEFAULT_PRESET, QueryTurn, Weights
 
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from graphmem.errors import InvalidInputError, validation_problems
 from graphmem.model import MAX_TEXT_CHARS, Turn, check_speaker, check_text
-from graphmem.retrieval import PRESETS, Query, QueryTurn, Weights
+from graphmem.scoring import PRESETS, Query, QueryTurn, Weights
 from graphmem.store.base import OwnerGraph
 
 OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}

@@ -2,7 +2,7 @@
 
 `GraphMem` opens and closes what a memory is made of (store, embedder, cognition), checks what
 callers give its verbs, and hands the work to the pipelines: graphmem.ingestion (observe),
-graphmem.recalling (recall), graphmem.sleep (consolidate) and graphmem.forgetting
+graphmem.recall_pipeline (recall), graphmem.sleep (consolidate) and graphmem.forgetting
 (forget_message). Each verb runs in a block of the memory's telemetry (graphmem.telemetry), which
 reports nothing unless the settings ask for OpenTelemetry. What the verbs return is in
 graphmem.results.
@@ -42,7 +42,7 @@ from graphmem.model import MemoryKind, Turn, check_identifier, check_owner, chec
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import cognition_name, open_parts
-from graphmem.recalling import Budget, Recalling
+from graphmem.recall_pipeline import Budget, Recalling
 from graphmem.results import (
     Forgotten,
     GraphCounts,
@@ -57,7 +57,7 @@ from graphmem.results import (
     SleepReport,
     StoreTraffic,
 )
-from graphmem.retrieval import DEFAULT_PRESET, QueryTurn, RecallPolicy, Weights
+from graphmem.scoring import DEFAULT_PRESET, QueryTurn, RecallPolicy, Weights
 from graphmem.sleep import Sleep
 from graphmem.store.base import MemoryFilter, Store
 from graphmem.telemetry import Telemetry, Verb
@@ -548,7 +548,7 @@ class GraphMem:
 
         The query is a question, or the recent conversation: a list of {speaker, text} turns
         or a text of several lines ("speaker: text" each); its latest turn not spoken by the
-        agent weighs most (retrieval.Query). Motivation (0-10; by default the focus's own
+        agent weighs most (scoring.Query). Motivation (0-10; by default the focus's own
         attention label) sets how deep the search goes; when the best relevance stays below
         the sufficiency threshold, recall thinks again with raised motivation. The returned
         memories are used and wake their neighbours, unless `peek` is set. Past its time

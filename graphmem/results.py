@@ -21,7 +21,7 @@ from graphmem.mechanisms.profile import (
     ProfileFact,
 )
 from graphmem.model import Link, LinkType, Memory, Tier, Turn
-from graphmem.retrieval import Components
+from graphmem.scoring import Components
 from graphmem.store.base import (
     SEARCHED_KINDS,
     GraphCounts,

@@ -91,7 +91,7 @@ from graphmem.results import (
     Recall,
     SleepReport,
 )
-from graphmem.retrieval import DEFAULT_PRESET, PRESETS, QueryTurn, Weights
+from graphmem.scoring import DEFAULT_PRESET, PRESETS, QueryTurn, Weights
 
 log = logging.getLogger("graphmem.server")
 T = TypeVar("T")

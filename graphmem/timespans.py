@@ -3,7 +3,7 @@
 A recall asked "I mentioned visiting a museum two months ago" or "What did Maria donate in
 December 2023?" names when the memory it wants was made. `named_timespans` finds such
 expressions in English and Chinese and resolves them against the moment the question is asked;
-`time_match` says how well a memory's time falls in them (retrieval adds it to the score).
+`time_match` says how well a memory's time falls in them (scoring adds it to the score).
 
 Understood, in English (case aside): "N days / weeks / months / years ago" (N a number, a
 number word, "a", "a few", "a couple of", "several"); "the last / past N days ..." (up to

@@ -21,7 +21,7 @@ from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError, ModelError
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, Event, LinkType, Memory, MemoryKind, Turn
-from graphmem.retrieval import QUERY_EMBEDDING_CHARS, QueryTurn
+from graphmem.scoring import QUERY_EMBEDDING_CHARS, QueryTurn
 from graphmem.store.base import HealthCounts, OwnerGraph, Store
 
 from .test_sleep_crash import CONVERSATION, START, canonical, node_key, observe_all

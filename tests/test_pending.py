@@ -15,7 +15,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Memory
 from graphmem.openai_endpoint import OpenAIEndpoint
-from graphmem.retrieval import RecallPolicy
+from graphmem.scoring import RecallPolicy
 from graphmem.store.base import Store
 from graphmem.testing import (
     Reply,

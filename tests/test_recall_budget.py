@@ -11,7 +11,7 @@ from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier
 from graphmem.results import EvokedImpression, Recall, RecalledMemory
-from graphmem.retrieval import Components
+from graphmem.scoring import Components
 
 AT = datetime(2026, 4, 1, 8, tzinfo=UTC)
 TOKENIZER = E5Embedder()

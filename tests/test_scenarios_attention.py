@@ -13,7 +13,7 @@ import pytest
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.model import Tier
-from graphmem.retrieval import RecallPolicy, Weights
+from graphmem.scoring import RecallPolicy, Weights
 from graphmem.store.base import Store
 
 DAY = timedelta(days=1)

@@ -220,4 +220,4 @@ IMPRESSION_WORDINGS = (
     ("The user is under stress", "用户压力很大"),
 )
 """The effects of CAUSAL_KNOWLEDGE as (English, Chinese) wordings of one impression: a query that
-implies one evokes the owner's impression in either wording (graphmem.recalling)."""
+implies one evokes the owner's impression in either wording (graphmem.recall_pipeline)."""

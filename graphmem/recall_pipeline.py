@@ -9,7 +9,7 @@ in the tiers the search reads; while the best relevance found stays below the su
 threshold, recall thinks again with raised motivation and reads the next tier. The candidates
 are the memories most similar to the query and those sharing its words; their neighbours (turns
 of the same session, linked memories) and the cues of the evoked impressions (yesterday's sore
-throat) join by association; retrieval.score ranks them all; the memories used are woken with
+throat) join by association; scoring.score ranks them all; the memories used are woken with
 their neighbours, unless the recall only peeks.
 """
 
@@ -39,7 +39,7 @@ from graphmem.mechanisms.profile import Profile, ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
 from graphmem.results import Attempt, EvokedImpression, Recall, RecalledMemory
-from graphmem.retrieval import (
+from graphmem.scoring import (
     FOCUS_SHARE,
     QUERY_EMBEDDING_CHARS,
     Query,

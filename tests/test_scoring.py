@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.model import Attention, Memory, MemoryKind, Tier, Turn
-from graphmem.retrieval import PRESETS, Association, Query, Scored, score
+from graphmem.scoring import PRESETS, Association, Query, Scored, score
 from graphmem.store.base import SimilarMemory
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
