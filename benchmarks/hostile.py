@@ -120,9 +120,8 @@ from pydantic import SecretStr
 
 from graphmem import __version__
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.inputs import EARLIEST, LATEST
 from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.model import MAX_ID_CHARS, MAX_OWNER_CHARS, MAX_TEXT_CHARS, Turn
+from graphmem.model import EARLIEST, LATEST, MAX_ID_CHARS, MAX_OWNER_CHARS, MAX_TEXT_CHARS, Turn
 from graphmem.store.base import OwnerGraph, Store
 from graphmem.store.networkx import NetworkXStore
 from tests.conftest import FORKS, ROOT, Neo4jServer

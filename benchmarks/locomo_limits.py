@@ -63,8 +63,8 @@ from provenance import write_result
 
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.inputs import EARLIEST
 from graphmem.memory import GraphMem
+from graphmem.model import EARLIEST
 from graphmem.scoring import only_asks
 from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore

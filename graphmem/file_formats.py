@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from graphmem.errors import InvalidInputError
-from graphmem.inputs import keepable
-from graphmem.model import check_identifier, check_session, check_speaker, check_text
+from graphmem.model import check_identifier, check_session, check_speaker, check_text, keepable
 from graphmem.results import OwnerGraph, parse_record
 
 EXPORT_FORMAT = "graphmem-export"

@@ -8,13 +8,16 @@ this module applies them to what the facade's verbs take.
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from graphmem.errors import InvalidInputError, validation_problems
-from graphmem.model import MAX_TEXT_CHARS, Turn, check_speaker, check_text
+from graphmem.model import EARLIEST as EARLIEST  # server.py's, until it takes the contract's
+from graphmem.model import LATEST as LATEST
+from graphmem.model import MAX_TEXT_CHARS, Turn, aware, check_speaker, check_text
+from graphmem.model import keepable as keepable
 from graphmem.scoring import PRESETS, Query, QueryTurn, Weights
 from graphmem.store.base import OwnerGraph
 
@@ -44,38 +47,6 @@ def checked(check: Callable[[object], T], value: object) -> T:
 def is_number(value: object) -> bool:
     """Whether a caller's value is an int or a float (a bool is neither here)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-EARLIEST = datetime(1500, 1, 1, tzinfo=UTC)
-LATEST = datetime(8500, 1, 1, tzinfo=UTC)
-"""The times a verb takes: 1,500 years inside each end of what a datetime holds, so that what is
-reckoned from a time (a query's "999 years ago", the week or month around it) can be held too."""
-
-
-def aware(moment: object) -> datetime:
-    """Return a timezone-aware datetime unchanged, else raise ValueError."""
-    if not isinstance(moment, datetime):
-        raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise ValueError("at must be timezone-aware")
-    return keepable(moment)
-
-
-def keepable(moment: datetime) -> datetime:
-    """Return a time a store can keep (and what is reckoned from it) unchanged, else ValueError.
-
-    A naive time is returned unchanged: whether it must be aware is its caller's check.
-    """
-    offset = moment.utcoffset()
-    if offset is None:
-        return moment
-    if offset % timedelta(minutes=1):  # Neo4j keeps offsets of whole minutes only
-        raise ValueError(f"at must have a UTC offset of whole minutes, not {offset}")
-    if not EARLIEST <= moment < LATEST:
-        raise ValueError(
-            f"at must be from the year {EARLIEST.year} to {LATEST.year - 1}, not {moment}"
-        )
-    return moment
 
 
 def moment_or_now(at: object) -> datetime:

@@ -14,59 +14,22 @@ import re
 import secrets
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from graphmem.contract import (
+    PREFIX_ENDS as PREFIX_ENDS,
+)
+from graphmem.contract import (
+    KeyInfo as KeyInfo,
+)
+from graphmem.contract import (
+    NewKey as NewKey,
+)
 from graphmem.errors import InvalidInputError
-from graphmem.model import Moment, Owner, check_owner
+from graphmem.model import check_owner
 
-PREFIX_ENDS = ":._-@"
-"""The characters an owner prefix must end with: a separator, so that `tenant-7:` cannot reach
-`tenant-70:x` as `tenant-7` would."""
 SECRET = re.compile(r"gmk_(?P<id>[0-9a-f]{16})_[A-Za-z0-9_-]{43}")
 """What a key's secret looks like: its id, then 32 random bytes in URL-safe base64."""
-
-
-class KeyInfo(BaseModel):
-    """What a key may touch and when it was made or revoked: all of it but its secret."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(pattern=r"^[0-9a-f]{16}$", description="names the key; not secret")
-    owners: tuple[Owner, ...] = Field((), description="owners the key may touch")
-    owner_prefix: str | None = Field(None, description="it may touch owners starting with this")
-    admin: bool = Field(False, description="it may touch every owner and manage keys")
-    created_at: Moment
-    revoked_at: Moment | None = None
-
-    def permits(self, owner: str) -> bool:
-        """Whether this key, unless revoked, may touch the owner's memory."""
-        if self.revoked_at is not None:
-            return False
-        if self.admin or owner in self.owners:
-            return True
-        return self.owner_prefix is not None and owner.startswith(self.owner_prefix)
-
-    def separates_owners(self) -> bool:
-        """Whether the key's owner prefix, if any, ends with a separator (PREFIX_ENDS).
-
-        Keys made before the rule was may not: `tenant-7` also reaches `tenant-70:x`.
-        """
-        return self.owner_prefix is None or self.owner_prefix.endswith(tuple(PREFIX_ENDS))
-
-    def sole_owner(self) -> str | None:
-        """The one owner this key may touch, if it may touch one only."""
-        if self.admin or self.owner_prefix is not None or len(self.owners) != 1:
-            return None
-        return self.owners[0]
-
-    def scope(self) -> str:
-        """What the key may touch, in words."""
-        if self.admin:
-            return "admin: every owner"
-        named = [f"owner {owner}" for owner in self.owners]
-        if self.owner_prefix is not None:
-            named.append(f"owners starting with {self.owner_prefix}")
-        return ", ".join(named)
 
 
 class ApiKey(KeyInfo):
@@ -77,15 +40,6 @@ class ApiKey(KeyInfo):
     def info(self) -> KeyInfo:
         """The record without the hash, as `keys list` shows it."""
         return KeyInfo.model_validate(self.model_dump(exclude={"secret_hash"}))
-
-
-class NewKey(BaseModel):
-    """A key just made: its record and its secret, which is shown this once."""
-
-    model_config = ConfigDict(frozen=True)
-
-    key: KeyInfo
-    secret: str = Field(description="send as Authorization: Bearer <secret>; not kept")
 
 
 def new_key(

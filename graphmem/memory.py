@@ -17,6 +17,7 @@ from typing import Any, Self
 from graphmem.cognition.base import Cognition, CountedCognition
 from graphmem.cognition.offline import OfflineCognition, offline_cognition
 from graphmem.config import Settings
+from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
 from graphmem.embedding import E5Embedder, Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.forgetting import Forget
@@ -62,8 +63,6 @@ from graphmem.sleep import Sleep
 from graphmem.store.base import MemoryFilter, Store
 from graphmem.telemetry import Telemetry, Verb
 
-MAX_RECALL = 100
-"""The most memories one recall returns."""
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
 

@@ -2,7 +2,7 @@
 
 import functools
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import IntEnum, StrEnum
 from typing import Annotated, Self
 
@@ -131,6 +131,38 @@ and facts are about the others."""
 def is_agent(speaker: str) -> bool:
     """Whether a speaker is the agent itself (AGENT_SPEAKERS, any case)."""
     return speaker.lower() in AGENT_SPEAKERS
+
+
+EARLIEST = datetime(1500, 1, 1, tzinfo=UTC)
+LATEST = datetime(8500, 1, 1, tzinfo=UTC)
+"""The times a verb takes: 1,500 years inside each end of what a datetime holds, so that what is
+reckoned from a time (a query's "999 years ago", the week or month around it) can be held too."""
+
+
+def aware(moment: object) -> datetime:
+    """Return a timezone-aware datetime unchanged, else raise ValueError."""
+    if not isinstance(moment, datetime):
+        raise ValueError(f"at must be a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("at must be timezone-aware")
+    return keepable(moment)
+
+
+def keepable(moment: datetime) -> datetime:
+    """Return a time a store can keep (and what is reckoned from it) unchanged, else ValueError.
+
+    A naive time is returned unchanged: whether it must be aware is its caller's check.
+    """
+    offset = moment.utcoffset()
+    if offset is None:
+        return moment
+    if offset % timedelta(minutes=1):  # Neo4j keeps offsets of whole minutes only
+        raise ValueError(f"at must have a UTC offset of whole minutes, not {offset}")
+    if not EARLIEST <= moment < LATEST:
+        raise ValueError(
+            f"at must be from the year {EARLIEST.year} to {LATEST.year - 1}, not {moment}"
+        )
+    return moment
 
 
 def _in_utc(moment: datetime) -> datetime:

@@ -30,6 +30,21 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.contract import (
+    DEFAULT_PRESET as DEFAULT_PRESET,
+)
+from graphmem.contract import (
+    PRESETS as PRESETS,
+)
+from graphmem.contract import (
+    Components as Components,
+)
+from graphmem.contract import (
+    QueryTurn as QueryTurn,
+)
+from graphmem.contract import (
+    Weights as Weights,
+)
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.model import Link, LinkType, Memory, Turn, is_agent
 from graphmem.store.base import SimilarMemory, term_rarity
@@ -77,20 +92,6 @@ AGENT_SPEECH = re.compile(
     re.IGNORECASE,
 )
 """Words by which a query asks what the agent itself said, in English and Chinese."""
-
-
-class QueryTurn(BaseModel):
-    """One turn of the conversation a recall is asked with."""
-
-    model_config = ConfigDict(frozen=True)
-
-    speaker: str = ""
-    text: str
-
-    @property
-    def line(self) -> str:
-        """The turn as a line of the query's text: "speaker: text", or the text alone."""
-        return f"{self.speaker}: {self.text}" if self.speaker else self.text
 
 
 class Query(BaseModel):
@@ -266,91 +267,6 @@ class RecallPolicy(BaseModel):
         gt=0,
         description="time a recall may take before it skips thinking again and association",
     )
-
-
-class Weights(BaseModel):
-    """How much each normalised component counts in a memory's score."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    relevance: float = Field(1.0, ge=0)
-    lexical: float = Field(0.0, ge=0)
-    time_match: float = Field(0.0, ge=0)
-    speaker_match: float = Field(0.0, ge=0)
-    asker_match: float = Field(0.0, ge=0)
-    statement: float = Field(0.0, ge=0)
-    importance: float = Field(0.0, ge=0)
-    attention: float = Field(0.0, ge=0)
-    recency: float = Field(0.0, ge=0)
-    association: float = Field(0.0, ge=0)
-
-    @property
-    def tie_break_bound(self) -> float:
-        """How far attention, importance and recency together can lift a memory's score.
-
-        Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match,
-        time match, speaker and asker match, statement and association, weighted) exceeds
-        another's by more than this ranks above it.
-        """
-        return self.importance + self.attention + self.recency
-
-
-_BALANCED = Weights(
-    relevance=1.0,
-    lexical=0.7,
-    time_match=1.0,
-    speaker_match=0.2,
-    asker_match=0.6,
-    statement=0.5,
-    importance=0.05,
-    association=1.0,
-)
-"""The default weights (PRESETS["balanced"], below)."""
-PRESETS: dict[str, Weights] = {
-    "balanced": _BALANCED,
-    "relevance": _BALANCED.model_copy(update={"importance": 0.0}),
-    "generative_agents": Weights(relevance=1.0, importance=1.0, recency=1.0),
-}
-"""Named weights. `balanced` is the default: relevance (dense, lexical and by association) ranks,
-importance only breaks near-ties (Weights.tie_break_bound), and attention acts through the tiers
-it keeps memories in, not through the score: any weight on attention or on recency of access
-made the memories a recall woke outrank more relevant ones in later recalls (measured on LoCoMo
-and MADial when 0.1.0 chose them), and equal weights let recency rank long histories by age (on
-LoCoMo they drop evidence Recall@10 from 47 to 7). Speaker match counts 0.2: a question naming
-who spoke prefers their turns among near-equals, not over a better match by another (LoCoMo's
-adversarial questions name the wrong person: at 0.6 they lose 17 points of Recall@10 while its
-other questions gain 2; at 0.2, 4 and 1.2). Asker match counts 0.6: a question in the first
-person asks of the asker's own life, which their own turns tell, while the agent's replies
-echo its words at length; no one names the asker by mistake, so it may weigh more (LongMemEval,
-whose questions are the user's: R@5 / NDCG@10 74.1 / 72.4 at 0.2, 79.5 / 76.0 at 0.6; 0.4-1.0
-measured; CHANGELOG.md, 0.1.0; LoCoMo's questions are in the third person, MADial's banks one
-speaker's). Statement counts 0.5:
-a question that tells nothing of its speaker ("What inspired you to join it?") shares the words
-of a later question about the same thing but holds no answer: in LoCoMo's conversations 17.6% of
-the turns are such questions and 3% of the evidence (0.3-0.7 measured alike; LongMemEval's user
-questions say "I" and keep their 1)."""
-DEFAULT_PRESET = "balanced"
-
-
-class Components(BaseModel):
-    """The components of a score.
-
-    Association is spread from relevance as the score counts it, and time match, speaker and
-    asker match and statement are 0-1 already, so their raw and normalised values are equal.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    relevance: float
-    lexical: float
-    time_match: float
-    speaker_match: float
-    asker_match: float
-    statement: float
-    importance: float
-    attention: float
-    recency: float
-    association: float
 
 
 class Scored(BaseModel):

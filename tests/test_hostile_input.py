@@ -61,11 +61,12 @@ from pydantic import BaseModel
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
 from graphmem.ids import observation_id
-from graphmem.inputs import EARLIEST, LATEST
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.memory import MAX_RECALL, GraphMem
 from graphmem.model import (
+    EARLIEST,
+    LATEST,
     MAX_ID_CHARS,
     MAX_TEXT_CHARS,
     NODE_LABELS,

@@ -17,6 +17,21 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.contract import (
+    EarlierValue as EarlierValue,
+)
+from graphmem.contract import (
+    Profile as Profile,
+)
+from graphmem.contract import (
+    ProfileConjecture as ProfileConjecture,
+)
+from graphmem.contract import (
+    ProfileEvent as ProfileEvent,
+)
+from graphmem.contract import (
+    ProfileFact as ProfileFact,
+)
 from graphmem.mechanisms.events import is_open
 from graphmem.mechanisms.impressions import decayed_belief
 from graphmem.model import Event, Impression, Memory, Probability
@@ -75,92 +90,6 @@ class ProfileSources(BaseModel):
 
 
 # -- the profile ----------------------------------------------------------------------------------
-
-
-class EarlierValue(BaseModel):
-    """A value of a slot that a newer one replaced."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    text: str
-    since: datetime
-
-
-class ProfileFact(BaseModel):
-    """A slot's value in force: the fact's text, its belief, since when, the values it replaced."""
-
-    model_config = ConfigDict(frozen=True)
-
-    slot: str
-    text: str
-    belief: float
-    since: datetime
-    rests_on: list[str]
-    """The fact's id."""
-    earlier: list[EarlierValue]
-    """The values it replaced, newest first."""
-
-
-class ProfileConjecture(BaseModel):
-    """A conjecture about the user: its belief at the profile's time and when it fades."""
-
-    model_config = ConfigDict(frozen=True)
-
-    text: str
-    belief: float
-    fades_at: datetime
-    """When its belief falls below ProfilePolicy.faded_below."""
-    impression: str
-    rests_on: list[str]
-
-
-class ProfileEvent(BaseModel):
-    """An open major event with its latest development and until when it stays open."""
-
-    model_config = ConfigDict(frozen=True)
-
-    title: str
-    category: str
-    latest: str
-    """Its storyline's last line: the latest development."""
-    last_at: datetime
-    open_until: datetime
-    event: str
-    rests_on: list[str]
-
-
-class Profile(BaseModel):
-    """The user as graphmem believes them to be at `at` (mechanisms.profile says how)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    owner: str
-    at: datetime
-    facts: list[ProfileFact]
-    conjectures: list[ProfileConjecture]
-    events: list[ProfileEvent]
-    causal_rules: int
-
-    def lines(self, *, events: bool = True) -> list[str]:
-        """The profile as short lines for a prompt: facts, conjectures, open events (unless not)."""
-        lines = [
-            f"{fact.slot} — {fact.text} (belief {fact.belief:.2f}, since {fact.since:%Y-%m-%d})"
-            for fact in self.facts
-        ]
-        lines += [
-            f"conjecture — {item.text} (belief {item.belief:.2f}, fades {item.fades_at:%Y-%m-%d})"
-            for item in self.conjectures
-        ]
-        if events:
-            lines += [
-                f"ongoing {item.category} — {item.title}: {item.latest}" for item in self.events
-            ]
-        return lines
-
-    def render(self) -> str:
-        """The profile as a text for a prompt: one line a fact, conjecture or open event."""
-        return "\n".join(self.lines())
 
 
 def profile_of(

@@ -8,23 +8,53 @@ holds; the rules both stores share (search terms' rarity, belief bins, the check
 written); and the protocol itself.
 """
 
-import hashlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Annotated, Any, Protocol, Self
+from typing import Protocol
 
 from pydantic import (
     BaseModel,
     ConfigDict,
-    Field,
-    Strict,
-    StringConstraints,
-    ValidationError,
-    model_validator,
 )
 
-from graphmem.errors import InvalidInputError, validation_problems
+from graphmem.contract import (
+    ANY_MEMORY as ANY_MEMORY,
+)
+from graphmem.contract import (
+    SEARCHED_KINDS as SEARCHED_KINDS,
+)
+from graphmem.contract import (
+    GraphCounts as GraphCounts,
+)
+from graphmem.contract import (
+    HealthCounts as HealthCounts,
+)
+from graphmem.contract import (
+    MemoryFilter as MemoryFilter,
+)
+from graphmem.contract import (
+    OwnerGraph as OwnerGraph,
+)
+from graphmem.contract import (
+    StoreTraffic as StoreTraffic,
+)
+from graphmem.contract import (
+    Tombstone as Tombstone,
+)
+from graphmem.contract import (
+    Woken as Woken,
+)
+from graphmem.contract import (
+    parse_record as parse_record,
+)
+from graphmem.contract import (
+    tombstone_hash as tombstone_hash,
+)
+from graphmem.contract import (
+    tombstone_of as tombstone_of,
+)
+from graphmem.errors import InvalidInputError
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
@@ -32,7 +62,6 @@ from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
 from graphmem.mechanisms.profile import ProfileSources
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
-    NODE_LABELS,
     Embedding,
     Event,
     Impression,
@@ -41,89 +70,9 @@ from graphmem.model import (
     MemoryKind,
     Moment,
     Node,
-    Owner,
-    Probability,
-    SessionKey,
-    Speaker,
     Tier,
     Turn,
 )
-
-SEARCHED_KINDS = (
-    MemoryKind.OBSERVATION,
-    MemoryKind.KNOWLEDGE,
-    MemoryKind.CONJECTURE,
-)
-"""The kinds of memory searches find: all but dialogue summaries and facts, which restate their
-turns' observations (`profile` shows the facts)."""
-
-
-class MemoryFilter(BaseModel):
-    """Which memories a search may find: each condition given holds (None: no condition).
-
-    `sessions` and `speakers`: one of the memory's source turns is of one of these sessions, or
-    said by one of these speakers (a memory without turns, as a conjecture, has neither);
-    `since` and `until`: it was made at or after `since` and before `until`; `kinds`: it is of
-    one of these kinds; `min_belief`: it holds a belief of at least this, or none (an
-    observation holds none: it was said, not believed).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    sessions: list[SessionKey] | None = Field(None, min_length=1)
-    speakers: list[Speaker] | None = Field(None, min_length=1)
-    since: Annotated[Moment, Strict()] | None = None
-    until: Annotated[Moment, Strict()] | None = None
-    kinds: list[MemoryKind] | None = Field(None, min_length=1)
-    min_belief: Annotated[Probability, Strict()] | None = None
-
-    @model_validator(mode="after")
-    def _searchable(self) -> Self:
-        """Refuse kinds no search finds and a stretch of time that holds no moment."""
-        for kind in self.kinds or []:
-            if kind not in SEARCHED_KINDS:
-                raise ValueError(
-                    f"kinds may name {', '.join(SEARCHED_KINDS)}, not {kind} (no search finds"
-                    " dialogue summaries or facts: they restate their turns' observations;"
-                    " profile shows the facts)"
-                )
-        if self.since is not None and self.until is not None and self.since >= self.until:
-            raise ValueError(f"since ({self.since}) must be before until ({self.until})")
-        return self
-
-    def admits(self, memory: Memory, turns_of: Callable[[Memory], Sequence[Turn]]) -> bool:
-        """Whether a memory meets every condition (its source turns read only if one needs them)."""
-        return (
-            (
-                self.sessions is None
-                or any(turn.session in self.sessions for turn in turns_of(memory))
-            )
-            and (
-                self.speakers is None
-                or any(turn.speaker in self.speakers for turn in turns_of(memory))
-            )
-            and (self.since is None or memory.created_at >= self.since)
-            and (self.until is None or memory.created_at < self.until)
-            and (self.kinds is None or memory.kind in self.kinds)
-            and (
-                self.min_belief is None or memory.belief is None or memory.belief >= self.min_belief
-            )
-        )
-
-    def parameters(self) -> dict[str, Any]:
-        """The conditions as a statement's parameters (null where none is given)."""
-        return {
-            "sessions": self.sessions,
-            "speakers": self.speakers,
-            "since": self.since,
-            "until": self.until,
-            "kinds": None if self.kinds is None else [kind.value for kind in self.kinds],
-            "min_belief": self.min_belief,
-        }
-
-
-ANY_MEMORY = MemoryFilter()
-"""The filter that admits every memory."""
 
 
 class SimilarMemory(BaseModel):
@@ -160,68 +109,6 @@ class Neighbourhood(BaseModel):
     """The edges among the given, known and found memories, by type, source and target."""
     cues: list[EvokedCue] = []
     """The cues of the evoked impressions, by impression and memory id."""
-
-
-class Woken(BaseModel):
-    """A node whose attention a recall raised: used itself, or woken as a neighbour."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    label: str
-    used: bool
-    short_term_gain: float
-    tier: Tier
-    """The node's tier after waking."""
-
-
-class GraphCounts(BaseModel):
-    """How many nodes per label and edges per type one owner has, and its memories' spread.
-
-    `tiers` counts memories per tier (every tier present, zeros included); `beliefs` counts
-    memories per tenth of belief ("0.0" for [0, 0.1) up to "0.9" for [0.9, 1]; only tenths
-    that hold a memory) and "unset" for memories without a belief.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    nodes: dict[str, int]
-    links: dict[str, int]
-    tiers: dict[int, int]
-    beliefs: dict[str, int]
-    tombstones: int = 0
-    """The tombstones of the messages the owner forgot (Tombstone), kept apart from `nodes`."""
-
-    @property
-    def total(self) -> int:
-        """Nodes, edges and tombstones together."""
-        return sum(self.nodes.values()) + sum(self.links.values()) + self.tombstones
-
-
-class HealthCounts(BaseModel):
-    """What an owner's health report counts besides GraphCounts (see GraphMem.health)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kinds: dict[str, int]
-    """Memories per kind (observation, fact, knowledge, summary, conjecture): kinds present."""
-    pending_turns: int
-    """Turns whose memories are not derived yet (a model call failed or was cut short)."""
-    awaiting_summary: int
-    """Turns that no dialogue summary covers yet: the sleep job's queue."""
-    awaiting_consolidation: int
-    """Facts the sleep job has not weighed against older ones yet."""
-    open_contradictions: int
-    """CONTRADICTS edges whose two sides both stand (neither was MERGED_INTO another memory)."""
-    superseded: int
-    """Facts a newer one UPDATES: their validity ended (valid_until), and they are kept."""
-    never_used: int
-    """Memories that no recall returned and no duplicate reinforced: accessed_at = created_at."""
-    isolated: int
-    """Turns, memories, events and impressions without any edge."""
-    first_conjecture_at: datetime | None
-    last_conjecture_at: datetime | None
-    """When the oldest and the newest conjecture memory were made."""
 
 
 class Impressed(BaseModel):
@@ -292,18 +179,6 @@ class FactChange(BaseModel):
 
     fact: Memory
     turn: str
-
-
-class StoreTraffic(BaseModel):
-    """What a store has asked of its database since it was opened."""
-
-    model_config = ConfigDict(frozen=True)
-
-    transactions: int
-    """Write transactions committed (on the embedded store, changes written: a journal entry
-    each when it keeps a file)."""
-    statements: int
-    """Cypher statements sent to the server, retries included (none on the embedded store)."""
 
 
 class OwnerClaim(BaseModel):
@@ -427,101 +302,6 @@ class Forgetting(BaseModel):
     added: list[Memory]
     unlinked: list[tuple[str, str, Link]]
     linked: list[tuple[str, str, Link]]
-
-
-class Tombstone(BaseModel):
-    """What is kept of a forgotten message: its owner and the hash of its id, never its text.
-
-    Observing a message whose id has a tombstone stores nothing (unless readmitted); the hash
-    is tombstone_hash(message id).
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    owner: Owner
-    hash: Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]
-
-
-def tombstone_hash(message_id: str) -> str:
-    """The hash a forgotten message's tombstone keeps: the SHA-256 of its id, in hex."""
-    return hashlib.sha256(message_id.encode("utf-8")).hexdigest()
-
-
-def tombstone_of(owner: str, message_id: str) -> Tombstone:
-    """The tombstone that forgetting one of the owner's messages leaves."""
-    return Tombstone(owner=owner, hash=tombstone_hash(message_id))
-
-
-class OwnerGraph(BaseModel):
-    """Everything one owner has, in a fixed order, so two graphs compare equal by content.
-
-    Nodes by label and id; edges as (source label, target label, link) by type and ends; the
-    tombstones of the messages it forgot, by hash.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    nodes: list[Node]
-    links: list[tuple[str, str, Link]]
-    tombstones: list[Tombstone] = []
-
-    def records(self) -> list[dict[str, Any]]:
-        """The graph as JSON-ready records: {label, node} per node, one per edge, {tombstone}."""
-        nodes = [
-            {"label": type(node).__name__, "node": node.model_dump(mode="json")}
-            for node in self.nodes
-        ]
-        links = [
-            {
-                "source_label": source_label,
-                "target_label": target_label,
-                "link": link.model_dump(mode="json", exclude_none=True),
-            }
-            for source_label, target_label, link in self.links
-        ]
-        tombstones = [{"tombstone": tombstone.model_dump()} for tombstone in self.tombstones]
-        return nodes + links + tombstones
-
-    @classmethod
-    def from_records(cls, records: Sequence[Any]) -> "OwnerGraph":
-        """The graph from `records()`; InvalidInputError names the first bad record (from 1)."""
-        items = []
-        for number, record in enumerate(records, start=1):
-            try:
-                items.append(parse_record(record))
-            except InvalidInputError as error:
-                raise InvalidInputError(f"record {number}: {error}") from None
-        return cls.of(items)
-
-    @classmethod
-    def of(cls, items: Sequence["Node | tuple[str, str, Link] | Tombstone"]) -> "OwnerGraph":
-        """The graph of parsed records, nodes, labelled edges and tombstones mixed, in order."""
-        return cls(
-            nodes=[item for item in items if isinstance(item, Node)],
-            links=[item for item in items if isinstance(item, tuple)],
-            tombstones=[item for item in items if isinstance(item, Tombstone)],
-        )
-
-
-def parse_record(record: Any) -> Node | tuple[str, str, Link] | Tombstone:
-    """One record of OwnerGraph.records(): a node, an edge with its ends' labels, a tombstone."""
-    try:
-        if not isinstance(record, dict):
-            raise TypeError("not a JSON object")
-        if "node" in record:
-            return NODE_LABELS[record["label"]].model_validate(record["node"])
-        if "tombstone" in record:
-            return Tombstone.model_validate(record["tombstone"])
-        ends = (record["source_label"], record["target_label"])
-        if not set(ends) <= set(NODE_LABELS):
-            raise KeyError(f"labels {ends}")
-        return (*ends, Link.model_validate(record["link"]))
-    except ValidationError as error:
-        raise InvalidInputError(
-            f"not a node or edge record: {validation_problems(error)}"
-        ) from None
-    except (KeyError, TypeError) as error:
-        raise InvalidInputError(f"not a node or edge record: {error}") from None
 
 
 MAX_SEARCH_TERMS = 32

@@ -1,0 +1,398 @@
+"""What a face hands a verb: the options of each verb as one model, the presets, the filters.
+
+Every face builds from these models and lists no option by hand: the server takes them as
+request bodies, MCP derives its tools' schemas from them, the clients send them, the CLI makes
+its flags from their fields, and `GraphMem` takes a model or the same keywords. Each refuses a
+field it does not know (`extra="forbid"`), NaN and Infinity, and a time no store can keep.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Annotated, Any, Self, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    model_validator,
+)
+
+from graphmem.errors import InvalidInputError, validation_problems
+from graphmem.model import (
+    EARLIEST,
+    LATEST,
+    Memory,
+    MemoryKind,
+    Moment,
+    Probability,
+    SessionKey,
+    Speaker,
+    Turn,
+    check_owner,
+    check_text,
+    keepable,
+)
+
+MAX_RECALL = 100
+"""The most memories one recall returns."""
+MAX_INTEGER = 2**63 - 1
+"""The largest whole number a store keeps (Neo4j's are 64-bit)."""
+TIME_EXAMPLE = "2026-12-07T09:30:00+00:00"
+"""A time as a face gives one, for the errors that ask for one."""
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+OPTIONS = ConfigDict(extra="forbid", allow_inf_nan=False)
+"""Every options model's: an unknown field, NaN or Infinity is refused, naming the field."""
+
+
+def _iso_moment(value: object) -> object:
+    """Read a time from a datetime or ISO 8601 text only: a number would become Unix time."""
+    if value is None:
+        return value
+    if isinstance(value, datetime):
+        moment = value
+    elif not isinstance(value, str):
+        raise ValueError(f"must be ISO 8601 text, not {type(value).__name__}")
+    else:
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(
+                f"must be a datetime in ISO 8601, not {value[:40]!r}, e.g. {TIME_EXAMPLE}"
+            ) from None
+    if moment.utcoffset() is None:
+        raise ValueError(f"must have a UTC offset, e.g. {TIME_EXAMPLE}")
+    return keepable(moment)
+
+
+GivenTime = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment),
+    Field(
+        description=f"ISO 8601 with a UTC offset (whole minutes), from the year {EARLIEST.year}"
+        f" to {LATEST.year - 1}; default: now"
+    ),
+]
+"""A time a caller gives: a datetime or ISO 8601 text, with a UTC offset, that a store keeps."""
+Text = Annotated[str, AfterValidator(check_text)]
+"""A text as a memory holds it, checked before it is embedded (a megabyte would take minutes)."""
+
+
+class QueryTurn(BaseModel):
+    """One turn of the conversation a recall is asked with."""
+
+    model_config = ConfigDict(frozen=True)
+
+    speaker: str = ""
+    text: str
+
+    @property
+    def line(self) -> str:
+        """The turn as a line of the query's text: "speaker: text", or the text alone."""
+        return f"{self.speaker}: {self.text}" if self.speaker else self.text
+
+
+class Weights(BaseModel):
+    """How much each normalised component counts in a memory's score."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    relevance: float = Field(1.0, ge=0)
+    lexical: float = Field(0.0, ge=0)
+    time_match: float = Field(0.0, ge=0)
+    speaker_match: float = Field(0.0, ge=0)
+    asker_match: float = Field(0.0, ge=0)
+    statement: float = Field(0.0, ge=0)
+    importance: float = Field(0.0, ge=0)
+    attention: float = Field(0.0, ge=0)
+    recency: float = Field(0.0, ge=0)
+    association: float = Field(0.0, ge=0)
+
+    @property
+    def tie_break_bound(self) -> float:
+        """How far attention, importance and recency together can lift a memory's score.
+
+        Each is normalised to [0, 1], so a memory whose relevance part (relevance, lexical match,
+        time match, speaker and asker match, statement and association, weighted) exceeds
+        another's by more than this ranks above it.
+        """
+        return self.importance + self.attention + self.recency
+
+
+_BALANCED = Weights(
+    relevance=1.0,
+    lexical=0.7,
+    time_match=1.0,
+    speaker_match=0.2,
+    asker_match=0.6,
+    statement=0.5,
+    importance=0.05,
+    association=1.0,
+)
+"""The default weights (PRESETS["balanced"], below)."""
+
+
+PRESETS: dict[str, Weights] = {
+    "balanced": _BALANCED,
+    "relevance": _BALANCED.model_copy(update={"importance": 0.0}),
+    "generative_agents": Weights(relevance=1.0, importance=1.0, recency=1.0),
+}
+"""Named weights. `balanced` is the default: relevance (dense, lexical and by association) ranks,
+importance only breaks near-ties (Weights.tie_break_bound), and attention acts through the tiers
+it keeps memories in, not through the score: any weight on attention or on recency of access
+made the memories a recall woke outrank more relevant ones in later recalls (measured on LoCoMo
+and MADial when 0.1.0 chose them), and equal weights let recency rank long histories by age (on
+LoCoMo they drop evidence Recall@10 from 47 to 7). Speaker match counts 0.2: a question naming
+who spoke prefers their turns among near-equals, not over a better match by another (LoCoMo's
+adversarial questions name the wrong person: at 0.6 they lose 17 points of Recall@10 while its
+other questions gain 2; at 0.2, 4 and 1.2). Asker match counts 0.6: a question in the first
+person asks of the asker's own life, which their own turns tell, while the agent's replies
+echo its words at length; no one names the asker by mistake, so it may weigh more (LongMemEval,
+whose questions are the user's: R@5 / NDCG@10 74.1 / 72.4 at 0.2, 79.5 / 76.0 at 0.6; 0.4-1.0
+measured; CHANGELOG.md, 0.1.0; LoCoMo's questions are in the third person, MADial's banks one
+speaker's). Statement counts 0.5:
+a question that tells nothing of its speaker ("What inspired you to join it?") shares the words
+of a later question about the same thing but holds no answer: in LoCoMo's conversations 17.6% of
+the turns are such questions and 3% of the evidence (0.3-0.7 measured alike; LongMemEval's user
+questions say "I" and keep their 1)."""
+
+
+DEFAULT_PRESET = "balanced"
+
+
+SEARCHED_KINDS = (
+    MemoryKind.OBSERVATION,
+    MemoryKind.KNOWLEDGE,
+    MemoryKind.CONJECTURE,
+)
+"""The kinds of memory searches find: all but dialogue summaries and facts, which restate their
+turns' observations (`profile` shows the facts)."""
+
+
+class MemoryFilter(BaseModel):
+    """Which memories a search may find: each condition given holds (None: no condition).
+
+    `sessions` and `speakers`: one of the memory's source turns is of one of these sessions, or
+    said by one of these speakers (a memory without turns, as a conjecture, has neither);
+    `since` and `until`: it was made at or after `since` and before `until`; `kinds`: it is of
+    one of these kinds; `min_belief`: it holds a belief of at least this, or none (an
+    observation holds none: it was said, not believed).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sessions: list[SessionKey] | None = Field(None, min_length=1)
+    speakers: list[Speaker] | None = Field(None, min_length=1)
+    since: Annotated[Moment, Strict()] | None = None
+    until: Annotated[Moment, Strict()] | None = None
+    kinds: list[MemoryKind] | None = Field(None, min_length=1)
+    min_belief: Annotated[Probability, Strict()] | None = None
+
+    @model_validator(mode="after")
+    def _searchable(self) -> Self:
+        """Refuse kinds no search finds and a stretch of time that holds no moment."""
+        for kind in self.kinds or []:
+            if kind not in SEARCHED_KINDS:
+                raise ValueError(
+                    f"kinds may name {', '.join(SEARCHED_KINDS)}, not {kind} (no search finds"
+                    " dialogue summaries or facts: they restate their turns' observations;"
+                    " profile shows the facts)"
+                )
+        if self.since is not None and self.until is not None and self.since >= self.until:
+            raise ValueError(f"since ({self.since}) must be before until ({self.until})")
+        return self
+
+    def admits(self, memory: Memory, turns_of: Callable[[Memory], Sequence[Turn]]) -> bool:
+        """Whether a memory meets every condition (its source turns read only if one needs them)."""
+        return (
+            (
+                self.sessions is None
+                or any(turn.session in self.sessions for turn in turns_of(memory))
+            )
+            and (
+                self.speakers is None
+                or any(turn.speaker in self.speakers for turn in turns_of(memory))
+            )
+            and (self.since is None or memory.created_at >= self.since)
+            and (self.until is None or memory.created_at < self.until)
+            and (self.kinds is None or memory.kind in self.kinds)
+            and (
+                self.min_belief is None or memory.belief is None or memory.belief >= self.min_belief
+            )
+        )
+
+    def parameters(self) -> dict[str, Any]:
+        """The conditions as a statement's parameters (null where none is given)."""
+        return {
+            "sessions": self.sessions,
+            "speakers": self.speakers,
+            "since": self.since,
+            "until": self.until,
+            "kinds": None if self.kinds is None else [kind.value for kind in self.kinds],
+            "min_belief": self.min_belief,
+        }
+
+
+ANY_MEMORY = MemoryFilter()
+"""The filter that admits every memory."""
+
+
+class ObservedMessage(BaseModel):
+    """One message to observe."""
+
+    model_config = OPTIONS
+
+    text: str = Field(description="what was said or perceived")
+    message_id: str | None = Field(
+        None, description="the message's id in your system: one id stores once"
+    )
+    at: GivenTime = None
+    speaker: str = Field("user", description="who said it, e.g. user or assistant")
+    session: str = Field("", description="the conversation session it belongs to ('' for none)")
+
+
+class ObserveOne(ObservedMessage):
+    """A message to observe, and whether a message forgotten earlier may come back."""
+
+    readmit_forgotten: bool = Field(
+        False, description="store a message forgotten earlier again (its tombstone goes)"
+    )
+
+
+class ObserveMany(BaseModel):
+    """Messages to observe in order, in one transaction."""
+
+    model_config = OPTIONS
+
+    messages: list[ObservedMessage] = Field(description="the messages, oldest first")
+    readmit_forgotten: bool = Field(
+        False, description="store messages forgotten earlier again (their tombstones go)"
+    )
+
+
+class RecallQuestion(BaseModel):
+    """What to recall, and how: the query, how deep and how much, the weights, the filters."""
+
+    model_config = OPTIONS
+
+    query: str | list[QueryTurn] = Field(
+        description="a question, or the recent conversation (oldest first, the last turn is"
+        " what is asked)"
+    )
+    k: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_RECALL,
+        description=f"how many memories to return at most; default 10, or {MAX_RECALL} with"
+        " max_tokens",
+    )
+    motivation: float | None = Field(
+        None, ge=0, le=10, description="how deep to search (0-10); default: the query's label"
+    )
+    weights: str | Weights = Field(
+        DEFAULT_PRESET, description=f"the score's weights: a preset ({', '.join(PRESETS)}) or each"
+    )
+    peek: bool = Field(False, description="recall without waking anything")
+    at: GivenTime = None
+    budget_seconds: float | None = Field(
+        None, gt=0, description="time after which thinking again and association are skipped"
+    )
+    max_tokens: int | None = Field(
+        None, ge=1, description="keep what fits this many tokens of `rendered` (the most evidence)"
+    )
+    sessions: list[str] | None = Field(None, description="only memories from these sessions")
+    speakers: list[str] | None = Field(None, description="only memories said by these speakers")
+    since: GivenTime = Field(None, description="only memories made at or after this time")
+    until: GivenTime = Field(None, description="only memories made before this time")
+    kinds: list[str] | None = Field(
+        None, description="only memories of these kinds: observation, knowledge, conjecture"
+    )
+    min_belief: float | None = Field(
+        None, description="only memories holding a belief of at least this (0-1), or none"
+    )
+
+    def memory_filter(self) -> MemoryFilter:
+        """The filters as a MemoryFilter; InvalidInputError names what no search can admit."""
+        try:
+            return MemoryFilter.model_validate(
+                self.model_dump(
+                    include={"sessions", "speakers", "since", "until", "kinds", "min_belief"}
+                )
+            )
+        except ValidationError as error:
+            raise InvalidInputError(validation_problems(error)) from None
+
+
+class When(BaseModel):
+    """A time to do something at."""
+
+    model_config = OPTIONS
+
+    at: GivenTime = None
+
+
+class MessageRef(BaseModel):
+    """A message by its id."""
+
+    model_config = OPTIONS
+
+    message_id: str = Field(description="the id the message was observed with")
+
+
+class Lesson(BaseModel):
+    """Knowledge to teach: a cause, its effect, how surely one brings the other."""
+
+    model_config = OPTIONS
+
+    cause: Text
+    effect: Text
+    sufficiency: float = Field(ge=0, le=1)
+    at: GivenTime = None
+
+
+class KeyRequest(BaseModel):
+    """What a new key may touch."""
+
+    model_config = OPTIONS
+
+    owners: list[str] = Field([], description="owners the key may touch")
+    owner_prefix: Annotated[str, AfterValidator(check_owner)] | None = Field(
+        None, description="it may touch owners starting with this (itself an owner's name)"
+    )
+    admin: bool = Field(False, description="it may touch every owner and manage keys")
+
+
+class Limit(BaseModel):
+    """How many at most."""
+
+    model_config = OPTIONS
+
+    limit: int = Field(1000, ge=1, le=MAX_INTEGER, description="the most to do in this call")
+
+
+class Records(BaseModel):
+    """An owner's graph as the records `export` streams."""
+
+    model_config = OPTIONS
+
+    records: list[dict[str, Any]]
+
+
+def options_of(
+    model: type[OptionsT], given: OptionsT | None, keywords: Mapping[str, Any]
+) -> OptionsT:
+    """A verb's options: the model given, or one made of the keywords (InvalidInputError)."""
+    if given is not None:
+        if keywords:
+            raise InvalidInputError(
+                f"give the options as {model.__name__} or as keywords, not both"
+                f" ({', '.join(sorted(keywords))})"
+            )
+        return given
+    try:
+        return model.model_validate(dict(keywords))
+    except ValidationError as error:
+        raise InvalidInputError(validation_problems(error)) from None
