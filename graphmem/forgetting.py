@@ -22,13 +22,14 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-from graphmem.cognition.base import Cognition, DialogueDigest, EventTag, EventUpdate
+from graphmem.cognition.base import Cognition, DialogueDigest, EventTag
 from graphmem.embedding import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError
 from graphmem.ids import conjecture_id, observation_id
+from graphmem.mechanisms.events import first_storyline, merge_development
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory, replayed
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn, fit_text
+from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn
 from graphmem.results import Forgotten
 from graphmem.sleep import dialogue, news
 from graphmem.store.base import (
@@ -193,31 +194,16 @@ class Forget:
             if told is None:
                 told = event.model_copy(
                     update={
-                        "text": fit_text(f"{at:%Y-%m-%d}: {tag.detail}"),
+                        "text": first_storyline(tag, at),
                         "title": tag.title,
                         "created_at": at,
                         "first_at": at,
                         "last_at": at,
+                        "timeliness_days": tag.timeliness_days,
                     }
                 )
             else:
-                merged = self._cognition.merge_event(
-                    EventUpdate(
-                        title=told.title,
-                        storyline=told.text,
-                        last_at=told.last_at,
-                        development=tag,
-                        at=at,
-                    )
-                )
-                told = told.model_copy(
-                    update={
-                        "text": merged.storyline,
-                        "title": merged.title,
-                        "last_at": max(told.last_at, at),
-                    }
-                )
-            told = told.model_copy(update={"timeliness_days": tag.timeliness_days})
+                told = merge_development(told, tag, at, self._cognition.merge_event)
         assert told is not None
         _summary, _kept, latest = developments[-1]
         [embedding] = self._embedder.embed([news(told.title, latest)], "passage")

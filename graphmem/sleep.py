@@ -20,7 +20,6 @@ from graphmem.cognition.base import (
     Dialogue,
     DialogueLine,
     EventTag,
-    EventUpdate,
     FactComparison,
     FactComparisons,
     FactJudgement,
@@ -32,9 +31,15 @@ from graphmem.errors import ModelOutputError, ModelTooLongError
 from graphmem.ids import event_id, fact_id, observation_id, summary_id
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy, Judged, Relation, Settlement, settle
-from graphmem.mechanisms.events import SummaryPolicy, chunks, is_open
+from graphmem.mechanisms.events import (
+    SummaryPolicy,
+    chunks,
+    first_storyline,
+    is_open,
+    merge_development,
+)
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
-from graphmem.model import Event, Memory, MemoryKind, Turn, fit_text
+from graphmem.model import Event, Memory, MemoryKind, Turn
 from graphmem.results import SleepProgress, SleepReport
 from graphmem.store.base import EventChange, FactChange, Store, SummaryChange
 
@@ -443,33 +448,16 @@ class Sleep:
         at = tagged[-1].created_at
         members = [summary.id, *(observation_id(owner, turn.id) for turn in tagged)]
         if latest is not None and is_open(latest, at):
-            merged = self._cognition.merge_event(
-                EventUpdate(
-                    title=latest.title,
-                    storyline=latest.text,
-                    last_at=latest.last_at,
-                    development=tag,
-                    at=at,
-                )
-            )
-            event = latest.model_copy(
-                update={
-                    "text": merged.storyline,
-                    "title": merged.title,
-                    "last_at": max(latest.last_at, at),
-                    "timeliness_days": tag.timeliness_days,
-                    "embedding": NOT_EMBEDDED,
-                }
-            )
+            merged = merge_development(latest, tag, at, self._cognition.merge_event)
+            event = merged.model_copy(update={"embedding": NOT_EMBEDDED})
             previous = earlier.previous if earlier else None
             kept = earlier.members if earlier else []
             change = EventChange(event=event, previous=previous, members=[*kept, *members])
             return change, False
-        storyline = fit_text(f"{at:%Y-%m-%d}: {tag.detail}")
         event = Event(
             id=event_id(owner, tag.category, tagged[0].id),
             owner=owner,
-            text=storyline,
+            text=first_storyline(tag, at),
             created_at=at,
             category=tag.category,
             title=tag.title,

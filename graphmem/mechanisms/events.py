@@ -1,17 +1,21 @@
-"""Dialogue summaries and major events: which turns a summary covers, and when an event is open.
+"""Dialogue summaries and major events: what a summary covers, when an event is open, its story.
 
 Turns awaiting a summary are cut into chunks per session, in session order: a chunk is ready
 when it holds `summary_turns` turns, or when its session has ended (a later turn of the owner
 belongs to another session), or when the caller asks for everything (the sleep job). A tagged
 event joins the owner's latest event of its category while that event is open: its last update
 is no older than its timeliness window; otherwise a new event starts, linked NEXT from it.
+An event's storyline starts as its first development's date and detail; each later development
+is merged in by the model. The sleep job tells an event so, and forgetting tells it again alike.
 """
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.model import Event, Turn
+from graphmem.cognition.base import EventTag, EventUpdate, Storyline
+from graphmem.model import Event, Turn, fit_text
 
 
 class SummaryPolicy(BaseModel):
@@ -51,3 +55,27 @@ def _order(turn: Turn) -> tuple[datetime, str]:
 def is_open(event: Event, at: datetime) -> bool:
     """Whether news at `at` still belongs to the event: within its timeliness of its last update."""
     return at - event.last_at <= timedelta(days=event.timeliness_days)
+
+
+def first_storyline(tag: EventTag, at: datetime) -> str:
+    """An event's storyline told from its first development alone: its date and detail."""
+    return fit_text(f"{at:%Y-%m-%d}: {tag.detail}")
+
+
+def merge_development(
+    event: Event, tag: EventTag, at: datetime, merge: Callable[[EventUpdate], Storyline]
+) -> Event:
+    """The event with a later development at `at` merged into its storyline by `merge`."""
+    merged = merge(
+        EventUpdate(
+            title=event.title, storyline=event.text, last_at=event.last_at, development=tag, at=at
+        )
+    )
+    return event.model_copy(
+        update={
+            "text": merged.storyline,
+            "title": merged.title,
+            "last_at": max(event.last_at, at),
+            "timeliness_days": tag.timeliness_days,
+        }
+    )
