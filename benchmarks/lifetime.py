@@ -74,9 +74,9 @@ from locomo import (
 )
 from provenance import write_result
 
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.contract import MAX_RECALL, PRESETS, Weights
+from graphmem.memory import GraphMem
 from graphmem.model import Tier
-from graphmem.scoring import PRESETS, Weights
 
 ASKED_AFTER = timedelta(hours=1)
 """How long after the end of its session a question is asked."""

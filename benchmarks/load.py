@@ -115,13 +115,12 @@ from service import (
 from graphmem.client import AsyncGraphMemClient
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
+from graphmem.contract import Observation, OwnerGraph, Recall
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.errors import GraphMemError, ModelError, RequestRefusedError, StoreError
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, MemoryKind, Node, Turn
-from graphmem.results import Observation, Recall
 from graphmem.scoring import QUERY_EMBEDDING_CHARS
-from graphmem.store.base import OwnerGraph
 from graphmem.testing import Reply, chat_reply, offline_answer, scripted_openai_server
 from tests.test_sleep_crash import node_key
 

@@ -71,8 +71,9 @@ from provenance import write_result
 from graphmem.cognition.base import Dialogue, DialogueDigest
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
+from graphmem.contract import MAX_RECALL
 from graphmem.embedding import CachedEmbedder, E5Embedder
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.scoring import BM25_B, BM25_K1, RECENCY_PER_HOUR
 from graphmem.terms import term_list
 

@@ -37,13 +37,13 @@ import numpy as np
 from provenance import write_result
 from pydantic import SecretStr
 
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import Purpose
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.scoring import RecallPolicy
-from graphmem.store.base import OwnerGraph
 from graphmem.store.neo4j import Neo4jStore
 
 DIMENSIONS = 384

@@ -75,9 +75,9 @@ from provenance import write_result
 from graphmem import terms
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
 from graphmem.cognition import offline
+from graphmem.contract import Recall
 from graphmem.errors import GraphMemError
 from graphmem.memory import GraphMem
-from graphmem.results import Recall
 from graphmem.server import LISTENING
 
 T = TypeVar("T")

@@ -40,11 +40,10 @@ from typing import Any
 from provenance import write_result
 
 from graphmem.config import Settings
+from graphmem.contract import OwnerGraph, tombstone_hash
 from graphmem.errors import ConflictError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.results import OwnerGraph
-from graphmem.store.base import tombstone_hash
 
 START = datetime(2026, 6, 1, 8, tzinfo=UTC)
 TAG = re.compile(r"\[soak-\d+\]")

@@ -49,9 +49,10 @@ from locomo import Sample, Vectors, embed_all, load, open_memory
 from provenance import write_result
 
 from graphmem.cognition.offline import BASE_SALIENCE, salience
+from graphmem.contract import MAX_RECALL
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import LinkType, Memory, Tier
 from graphmem.terms import terms, words
 

@@ -1,6 +1,22 @@
 """graphmem: long-term memory for conversational agents, kept as a graph (Neo4j or in process)."""
 
 from graphmem.config import Settings
+from graphmem.contract import (
+    Forgotten,
+    GraphCounts,
+    Health,
+    HealthCounts,
+    NightProgress,
+    NightReport,
+    Observation,
+    OwnerGraph,
+    OwnerNight,
+    Profile,
+    Recall,
+    RecalledMemory,
+    SleepProgress,
+    SleepReport,
+)
 from graphmem.errors import (
     ConfigurationError,
     ConflictError,
@@ -21,22 +37,6 @@ from graphmem.model import (
     MemoryKind,
     Tier,
     Turn,
-)
-from graphmem.results import (
-    Forgotten,
-    GraphCounts,
-    Health,
-    HealthCounts,
-    NightProgress,
-    NightReport,
-    Observation,
-    OwnerGraph,
-    OwnerNight,
-    Profile,
-    Recall,
-    RecalledMemory,
-    SleepProgress,
-    SleepReport,
 )
 
 __version__ = "0.2.0"

@@ -26,26 +26,29 @@ from typing import Any, Self, TypeVar
 
 from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
-from graphmem.embedding import Embedder
-from graphmem.keys import ApiKey, KeyInfo, NewKey
-from graphmem.memory import GraphMem
-from graphmem.model import MemoryKind, Turn
-from graphmem.nightly import LEASE
-from graphmem.results import (
+from graphmem.contract import (
     Forgotten,
     GraphCounts,
     Health,
+    KeyInfo,
+    NewKey,
     NightProgress,
     NightReport,
     Observation,
     OwnerGraph,
     Profile,
+    QueryTurn,
     Recall,
+    RecallQuestion,
     SleepProgress,
     SleepReport,
     StoreTraffic,
 )
-from graphmem.scoring import DEFAULT_PRESET, QueryTurn, Weights
+from graphmem.embedding import Embedder
+from graphmem.keys import ApiKey
+from graphmem.memory import GraphMem
+from graphmem.model import Turn
+from graphmem.nightly import LEASE
 from graphmem.telemetry import Telemetry
 
 T = TypeVar("T")
@@ -233,41 +236,11 @@ class AsyncGraphMem:
     async def recall(
         self,
         owner: str,
-        query: str | Sequence[QueryTurn | Mapping[str, str]],
-        *,
-        k: int | None = None,
-        motivation: float | None = None,
-        weights: Weights | str = DEFAULT_PRESET,
-        peek: bool = False,
-        at: datetime | None = None,
-        budget_seconds: float | None = None,
-        max_tokens: int | None = None,
-        sessions: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        min_belief: float | None = None,
+        query: str | Sequence[QueryTurn | Mapping[str, str]] | RecallQuestion,
+        **options: Any,
     ) -> Recall:
         """GraphMem.recall, awaitable."""
-        return await self._run(
-            self.memory.recall,
-            owner,
-            query,
-            k=k,
-            motivation=motivation,
-            weights=weights,
-            peek=peek,
-            at=at,
-            budget_seconds=budget_seconds,
-            max_tokens=max_tokens,
-            sessions=sessions,
-            speakers=speakers,
-            since=since,
-            until=until,
-            kinds=kinds,
-            min_belief=min_belief,
-        )
+        return await self._run(self.memory.recall, owner, query, **options)
 
     async def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """GraphMem.retier, awaitable."""

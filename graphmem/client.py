@@ -33,6 +33,21 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
+from graphmem.contract import (
+    DEFAULT_PRESET,
+    Forgotten,
+    GraphCounts,
+    Health,
+    KeyInfo,
+    NewKey,
+    Observation,
+    OwnerGraph,
+    Profile,
+    QueryTurn,
+    Recall,
+    SleepReport,
+    Weights,
+)
 from graphmem.errors import (
     AccessError,
     ConflictError,
@@ -44,19 +59,7 @@ from graphmem.errors import (
     StoreUnavailableError,
 )
 from graphmem.file_formats import read_export
-from graphmem.keys import KeyInfo, NewKey
 from graphmem.model import MemoryKind, Turn
-from graphmem.results import (
-    Forgotten,
-    GraphCounts,
-    Health,
-    Observation,
-    OwnerGraph,
-    Profile,
-    Recall,
-    SleepReport,
-)
-from graphmem.scoring import DEFAULT_PRESET, QueryTurn, Weights
 
 T = TypeVar("T")
 

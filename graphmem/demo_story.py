@@ -20,6 +20,7 @@ from typing import TextIO, TypeVar
 from graphmem.cognition.base import AttentionQuestion
 from graphmem.cognition.lexicon import IMPRESSION_HALF_LIVES
 from graphmem.cognition.offline import INHERITED_SHARE, offline_cognition
+from graphmem.contract import OwnerGraph, Recall, SleepReport
 from graphmem.demo_zh import CHINESE
 from graphmem.embedding import E5Embedder
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
@@ -29,7 +30,6 @@ from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Event, Impression, Link, LinkType, Memory, Node, Tier
-from graphmem.results import OwnerGraph, Recall, SleepReport
 from graphmem.terms import words
 
 START = datetime(2026, 3, 2, tzinfo=UTC)

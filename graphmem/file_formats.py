@@ -22,9 +22,9 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from graphmem.contract import OwnerGraph, parse_record
 from graphmem.errors import InvalidInputError
 from graphmem.model import check_identifier, check_session, check_speaker, check_text, keepable
-from graphmem.results import OwnerGraph, parse_record
 
 EXPORT_FORMAT = "graphmem-export"
 EXPORT_VERSION = 2

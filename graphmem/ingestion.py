@@ -29,6 +29,7 @@ from graphmem.cognition.base import (
     Impression as InferredImpression,
 )
 from graphmem.cognition.offline import OfflineCognition
+from graphmem.contract import Observation
 from graphmem.embedding import Embedder
 from graphmem.errors import ConflictError, ModelError, ModelOutputError, ModelTooLongError
 from graphmem.ids import impression_id, knowledge_id, observation_id
@@ -44,7 +45,6 @@ from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Turn, check_text
-from graphmem.results import Observation
 from graphmem.similarity import inner_products
 from graphmem.sleep import AWAITING_BATCH, Sleep
 from graphmem.store.base import Derivation, Impressed, SimilarMemory, Store

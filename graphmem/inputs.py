@@ -13,13 +13,13 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from graphmem.contract import OwnerGraph, QueryTurn, RecallQuestion, options_of
 from graphmem.errors import InvalidInputError, validation_problems
 from graphmem.model import EARLIEST as EARLIEST  # server.py's, until it takes the contract's
 from graphmem.model import LATEST as LATEST
 from graphmem.model import MAX_TEXT_CHARS, Turn, aware, check_speaker, check_text
 from graphmem.model import keepable as keepable
-from graphmem.scoring import PRESETS, Query, QueryTurn, Weights
-from graphmem.store.base import OwnerGraph
+from graphmem.scoring import Query
 
 OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}
 """What an item given to `observe_many` may say."""
@@ -80,37 +80,11 @@ def query_of(query: object) -> Query:
     return Query(turns=turns)
 
 
-def recall_size(k: int | None, max_tokens: int | None, most: int) -> int:
-    """Check a recall's k (1 to `most`, or None) and max_tokens (None, or 1 and more); its k.
-
-    Unless given, k is 10, or `most` when a budget in tokens decides how many memories fit.
-    """
-    if max_tokens is not None and (
-        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
-    ):
-        raise InvalidInputError(f"max_tokens is {max_tokens!r}; it must be a whole number above 0")
-    if k is None:
-        return 10 if max_tokens is None else most
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= most:
-        raise InvalidInputError(f"k is {k!r}; it must be a whole number between 1 and {most}")
-    return k
-
-
-def recall_weights(motivation: float | None, weights: Weights | str) -> Weights:
-    """Check a recall's motivation (0-10 or None) and weights; the weights."""
-    if motivation is not None and not (is_number(motivation) and 0 <= motivation <= 10):
-        raise InvalidInputError(
-            f"motivation is {motivation!r}; it must be a number between 0 and 10"
-        )
-    if isinstance(weights, str):
-        if weights not in PRESETS:
-            raise InvalidInputError(f"no weights preset {weights!r}; presets: {sorted(PRESETS)}")
-        return PRESETS[weights]
-    if not isinstance(weights, Weights):
-        raise InvalidInputError(
-            f"weights must be a preset name or Weights, not {type(weights).__name__}"
-        )
-    return weights
+def recall_question(query: object, options: Mapping[str, Any]) -> RecallQuestion:
+    """A recall's question: the one given in place of the query, or the query and its options."""
+    if isinstance(query, RecallQuestion):
+        return options_of(RecallQuestion, query, options)
+    return options_of(RecallQuestion, None, {"query": query, **options})
 
 
 def check_loadable(graph: OwnerGraph, dimensions: int, most: int) -> None:

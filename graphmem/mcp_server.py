@@ -21,11 +21,18 @@ from pydantic import BaseModel, BeforeValidator, Field, ValidationError
 
 from graphmem import __version__
 from graphmem.config import Settings
+from graphmem.contract import (
+    MAX_RECALL,
+    Forgotten,
+    KeyInfo,
+    Observation,
+    Profile,
+    Recall,
+    SleepReport,
+)
 from graphmem.errors import ConfigurationError, GraphMemError, validation_problems
-from graphmem.keys import KeyInfo
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import check_owner
-from graphmem.results import Forgotten, Observation, Profile, Recall, SleepReport
 
 try:
     from mcp.server import MCPServer

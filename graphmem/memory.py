@@ -18,49 +18,51 @@ from graphmem.cognition.base import Cognition, CountedCognition
 from graphmem.cognition.offline import OfflineCognition, offline_cognition
 from graphmem.config import Settings
 from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
+from graphmem.contract import (
+    Forgotten,
+    GraphCounts,
+    Health,
+    KeyInfo,
+    NewKey,
+    NightProgress,
+    NightReport,
+    Observation,
+    OwnerGraph,
+    Profile,
+    QueryTurn,
+    Recall,
+    RecallQuestion,
+    SleepProgress,
+    SleepReport,
+    StoreTraffic,
+)
 from graphmem.embedding import E5Embedder, Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.forgetting import Forget
 from graphmem.ingestion import Ingestion
 from graphmem.inputs import (
-    as_invalid_input,
     check_loadable,
     checked,
     moment_or_now,
     observed_turns,
     query_of,
-    recall_size,
-    recall_weights,
+    recall_question,
 )
-from graphmem.keys import ApiKey, KeyInfo, NewKey, key_id_of, matches, new_key
+from graphmem.keys import ApiKey, key_id_of, matches, new_key
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import MemoryKind, Turn, check_identifier, check_owner, check_session
+from graphmem.model import Turn, check_identifier, check_owner, check_session
 from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import cognition_name, open_parts
 from graphmem.recall_pipeline import Budget, Recalling
-from graphmem.results import (
-    Forgotten,
-    GraphCounts,
-    Health,
-    NightProgress,
-    NightReport,
-    Observation,
-    OwnerGraph,
-    Profile,
-    Recall,
-    SleepProgress,
-    SleepReport,
-    StoreTraffic,
-)
-from graphmem.scoring import DEFAULT_PRESET, QueryTurn, RecallPolicy, Weights
+from graphmem.scoring import RecallPolicy
 from graphmem.sleep import Sleep
-from graphmem.store.base import MemoryFilter, Store
+from graphmem.store.base import Store
 from graphmem.telemetry import Telemetry, Verb
 
 MAX_LOAD_ITEMS = 20_000
@@ -527,69 +529,45 @@ class GraphMem:
     def recall(
         self,
         owner: str,
-        query: str | Sequence[QueryTurn | Mapping[str, str]],
-        *,
-        k: int | None = None,
-        motivation: float | None = None,
-        weights: Weights | str = DEFAULT_PRESET,
-        peek: bool = False,
-        at: datetime | None = None,
-        budget_seconds: float | None = None,
-        max_tokens: int | None = None,
-        sessions: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        min_belief: float | None = None,
+        query: str | Sequence[QueryTurn | Mapping[str, str]] | RecallQuestion,
+        **options: Any,
     ) -> Recall:
         """The owner's k memories best related to the query, with their turns and reasons.
 
-        The query is a question, or the recent conversation: a list of {speaker, text} turns
-        or a text of several lines ("speaker: text" each); its latest turn not spoken by the
-        agent weighs most (scoring.Query). Motivation (0-10; by default the focus's own
-        attention label) sets how deep the search goes; when the best relevance stays below
-        the sufficiency threshold, recall thinks again with raised motivation. The returned
-        memories are used and wake their neighbours, unless `peek` is set. Past its time
-        budget (RecallPolicy.budget_seconds unless given) recall stops thinking again and
-        skips association, ranks what it has, and names what it skipped in `cut_short`.
-        With `max_tokens`, the recall holds what fits that many tokens of `render()` (counted
-        by multilingual-e5's XLM-R tokenizer, whatever the embedder): the facts and conjectures
-        of the owner's profile first, in up to a quarter of it, then the memories chosen to keep
-        the most evidence (`Recall.within`), from the k best (k is 100 then unless given). The
-        filters (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`:
-        MemoryFilter says what each admits) narrow every search of the recall, so the k best are
-        those it admits.
+        The options are RecallQuestion's fields (graphmem.contract), given as keywords, or the whole
+        question given as a RecallQuestion in place of the query. The query is a question, or the
+        recent conversation: a list of {speaker, text} turns or a text of several lines ("speaker:
+        text" each); its latest turn not spoken by the agent weighs most (scoring.Query). Motivation
+        (0-10; by default the focus's own attention label) sets how deep the search goes; when the
+        best relevance stays below the sufficiency threshold, recall thinks again with raised
+        motivation. The returned memories are used and wake their neighbours, unless `peek` is set.
+        Past its time budget (RecallPolicy.budget_seconds unless given) recall stops thinking again
+        and skips association, ranks what it has, and names what it skipped in `cut_short`. With
+        `max_tokens`, the recall holds what fits that many tokens of `render()` (counted by
+        multilingual-e5's XLM-R tokenizer, whatever the embedder): the facts and conjectures of the
+        owner's profile first, in up to a quarter of it, then the memories chosen to keep the most
+        evidence (`Recall.within`), from the k best (k is 100 then unless given). The filters
+        (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says what
+        each admits) narrow every search of the recall, so the k best are those it admits.
         """
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)
-            asked = checked(query_of, query)
-            size = recall_size(k, max_tokens, MAX_RECALL)
-            chosen_weights = recall_weights(motivation, weights)
-            with as_invalid_input():
-                where = MemoryFilter(
-                    sessions=sessions,
-                    speakers=speakers,
-                    since=since,
-                    until=until,
-                    kinds=kinds,
-                    min_belief=min_belief,
-                )
-            seconds = (
-                self._recall_policy.budget_seconds if budget_seconds is None else budget_seconds
-            )
+            question = recall_question(query, options)
+            asked = checked(query_of, question.query)
+            where = question.memory_filter()
+            seconds = question.budget_seconds or self._recall_policy.budget_seconds
             budget = Budget(seconds)
             recalled = self._recalling.recall(
                 owner,
                 asked,
-                query=query if isinstance(query, str) else asked.text,
-                k=size,
-                motivation=motivation,
-                weights=chosen_weights,
-                peek=peek,
-                now=moment_or_now(at),
+                query=question.query if isinstance(question.query, str) else asked.text,
+                k=question.size,
+                motivation=question.motivation,
+                weights=question.chosen_weights,
+                peek=question.peek,
+                now=moment_or_now(question.at),
                 budget=budget,
-                max_tokens=max_tokens,
+                max_tokens=question.max_tokens,
                 where=where,
             )
             verb.recalled(

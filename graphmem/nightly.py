@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
+from graphmem.contract import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
 from graphmem.errors import GraphMemError
-from graphmem.results import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
 from graphmem.store.base import OwnerClaim, Store
 from graphmem.telemetry import Telemetry
 

@@ -29,25 +29,26 @@ from graphmem.cognition.base import (
     Recalled,
 )
 from graphmem.cognition.lexicon import IMPRESSION_WORDINGS
+from graphmem.contract import (
+    Attempt,
+    EvokedImpression,
+    MemoryFilter,
+    Profile,
+    Recall,
+    RecalledMemory,
+    Weights,
+)
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError, ModelError
 from graphmem.ids import impression_id
 from graphmem.inputs import is_number
 from graphmem.mechanisms.attention import WORKING_MEMORY, AttentionPolicy, current_attention
 from graphmem.mechanisms.impressions import decayed_belief, evocation
-from graphmem.mechanisms.profile import Profile, ProfilePolicy, profile_of
+from graphmem.mechanisms.profile import ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
-from graphmem.results import Attempt, EvokedImpression, Recall, RecalledMemory
-from graphmem.scoring import (
-    FOCUS_SHARE,
-    QUERY_EMBEDDING_CHARS,
-    Query,
-    RecallPolicy,
-    Weights,
-    score,
-)
-from graphmem.store.base import EvokedCue, MemoryFilter, Neighbourhood, SimilarMemory, Store
+from graphmem.scoring import FOCUS_SHARE, QUERY_EMBEDDING_CHARS, Query, RecallPolicy, score
+from graphmem.store.base import EvokedCue, Neighbourhood, SimilarMemory, Store
 
 log = logging.getLogger("graphmem")
 

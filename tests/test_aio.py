@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
 from graphmem.aio import AsyncGraphMem
+from graphmem.contract import GraphCounts
 from graphmem.embedding import CachedEmbedder, Purpose
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
-from graphmem.results import GraphCounts
 from graphmem.store.base import Store
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)

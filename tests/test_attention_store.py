@@ -5,11 +5,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graphmem.contract import Woken
 from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, Store, Woken
+from graphmem.store.base import Derivation, Store
 
 from .conftest import DIMENSIONS
 

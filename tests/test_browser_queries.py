@@ -16,11 +16,11 @@ import pytest
 from neo4j.graph import Node, Relationship  # noqa: TID251
 from neo4j.graph import Path as GraphPath  # noqa: TID251
 
+from graphmem.contract import Health
 from graphmem.demo import DEMO_OWNER
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.model import LinkType, Turn
-from graphmem.results import Health
 
 from .conftest import ROOT, Neo4jServer
 

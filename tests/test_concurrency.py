@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from graphmem.contract import Recall
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Memory, Turn
-from graphmem.results import Recall
 
 from .conftest import Neo4jServer
 

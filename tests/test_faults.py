@@ -22,12 +22,13 @@ from pydantic import SecretStr
 
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.cognition.openai import OpenAICognition
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import ModelError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import (
     Reply,

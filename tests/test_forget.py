@@ -25,14 +25,14 @@ import graphmem.cli
 from graphmem.cognition.offline import offline_cognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
+from graphmem.contract import Forgotten, OwnerGraph, tombstone_hash
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, ModelError
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Turn
 from graphmem.openai_endpoint import OpenAIEndpoint
-from graphmem.results import Forgotten
 from graphmem.sleep import dialogue
-from graphmem.store.base import OwnerGraph, Store, tombstone_hash
+from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from graphmem.testing import Reply, scripted_openai_server
 

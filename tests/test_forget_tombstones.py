@@ -10,12 +10,11 @@ from typing import Any
 
 import pytest
 
+from graphmem.contract import OwnerGraph, Tombstone, tombstone_hash
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.results import OwnerGraph, Tombstone
-from graphmem.store.base import tombstone_hash
 from graphmem.store.networkx import NetworkXStore
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)

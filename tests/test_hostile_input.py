@@ -58,12 +58,13 @@ import neo4j  # noqa: TID251
 import pytest
 from pydantic import BaseModel
 
+from graphmem.contract import MAX_RECALL, OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
 from graphmem.ids import observation_id
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.beliefs import BeliefPolicy
-from graphmem.memory import MAX_RECALL, GraphMem
+from graphmem.memory import GraphMem
 from graphmem.model import (
     EARLIEST,
     LATEST,
@@ -81,7 +82,7 @@ from graphmem.server import LISTENING, Limits
 from graphmem.server import keys as key_routes
 from graphmem.server import owners as owner_routes
 from graphmem.server import service as service_routes
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import Store
 from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore, indexed_terms
 from graphmem.store.networkx import NetworkXStore
 

@@ -26,11 +26,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graphmem.cognition.lexicon import CAUSAL_KNOWLEDGE
+from graphmem.contract import GraphCounts, OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import ConflictError
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Node, Turn
-from graphmem.store.base import GraphCounts, OwnerGraph, Store
+from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, Neo4jServer

@@ -17,12 +17,13 @@ from graphmem.cognition.base import (
 )
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
+from graphmem.contract import HealthCounts, OwnerGraph, QueryTurn
 from graphmem.embedding import CachedEmbedder, Embedder, Purpose
 from graphmem.errors import ConflictError, InvalidInputError, ModelError
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS, Event, LinkType, Memory, MemoryKind, Turn
-from graphmem.scoring import QUERY_EMBEDDING_CHARS, QueryTurn
-from graphmem.store.base import HealthCounts, OwnerGraph, Store
+from graphmem.scoring import QUERY_EMBEDDING_CHARS
+from graphmem.store.base import Store
 
 from .test_sleep_crash import CONVERSATION, START, canonical, node_key, observe_all
 
@@ -203,15 +204,13 @@ def test_bad_input_is_named_and_changes_nothing(
 def test_bad_recall_arguments_are_named(memory: GraphMem, owner: str) -> None:
     with pytest.raises(InvalidInputError, match="text is empty"):
         memory.recall(owner, " ")
-    with pytest.raises(InvalidInputError, match="query turn 1 must be"):
+    with pytest.raises(InvalidInputError, match="query: turn 1 must be"):
         memory.recall(owner, [{"speaker": "Ann", "text": "hi"}, {"who": "Ann"}])
     with pytest.raises(InvalidInputError, match="text is empty"):
         memory.recall(owner, [{"speaker": "Ann", "text": ""}])
     with pytest.raises(InvalidInputError, match="a non-empty list of"):
         memory.recall(owner, [])
-    with pytest.raises(
-        InvalidInputError, match="k is 0; it must be a whole number between 1 and 100"
-    ):
+    with pytest.raises(InvalidInputError, match="k: Input should be greater than or equal to 1"):
         memory.recall(owner, "milk", k=0)
     with pytest.raises(InvalidInputError, match="owner 'a b' is not"):
         memory.recall("a b", "milk")
@@ -237,7 +236,7 @@ def test_a_recall_past_its_budget_returns_what_it_has_and_says_so(
     assert hurried.cut_short == ["thinking again", "association"]
     assert len(hurried.attempts) == 1
     assert hurried.memories  # what the first search found, ranked
-    with pytest.raises(InvalidInputError, match="budget_seconds is 0; it must be a number above 0"):
+    with pytest.raises(InvalidInputError, match="budget_seconds: Input should be greater than 0"):
         memory.recall(owner, query, budget_seconds=0)
 
 

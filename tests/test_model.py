@@ -8,9 +8,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from graphmem.contract import QueryTurn
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, decay
 from graphmem.model import MAX_TEXT_CHARS, Attention, Link, LinkType, Turn
-from graphmem.scoring import Query, QueryTurn, bm25
+from graphmem.scoring import Query, bm25
 from graphmem.terms import HAN, mentions, term_list, terms
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -12,10 +12,10 @@ from threading import Barrier
 
 import pytest
 
+from graphmem.contract import NightProgress, NightReport, SleepProgress, SleepReport
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.nightly import NightlyJob
-from graphmem.results import NightProgress, NightReport, SleepProgress, SleepReport
 from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from tests.conftest import Neo4jServer, forked_together

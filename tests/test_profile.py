@@ -11,6 +11,7 @@ import pytest
 
 from graphmem.cognition.base import Dialogue, DialogueLine
 from graphmem.cognition.offline import stated_facts
+from graphmem.contract import PROFILE_SHARE
 from graphmem.embedding import E5Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.impressions import decayed_belief
@@ -24,7 +25,6 @@ from graphmem.mechanisms.profile import (
 )
 from graphmem.memory import GraphMem
 from graphmem.model import Attention, Event, Impression, Memory, MemoryKind, Tier
-from graphmem.results import PROFILE_SHARE
 
 START = datetime(2026, 3, 2, tzinfo=UTC)
 DAY = timedelta(days=1)

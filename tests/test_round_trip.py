@@ -18,10 +18,10 @@ from urllib.parse import quote
 import pytest
 
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
+from graphmem.contract import GraphCounts
 from graphmem.embedding import CachedEmbedder
 from graphmem.file_formats import read_export
 from graphmem.memory import GraphMem
-from graphmem.results import GraphCounts
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import DIMENSIONS, ROOT, clean_env, free_port

@@ -10,10 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graphmem.contract import Weights
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.model import Tier
-from graphmem.scoring import RecallPolicy, Weights
+from graphmem.scoring import RecallPolicy
 from graphmem.store.base import Store
 
 DAY = timedelta(days=1)

@@ -11,10 +11,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Node
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import Store
 
 DAY = timedelta(days=1)
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)

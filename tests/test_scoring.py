@@ -6,9 +6,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import strategies as st
 
+from graphmem.contract import PRESETS
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.model import Attention, Memory, MemoryKind, Tier, Turn
-from graphmem.scoring import PRESETS, Association, Query, Scored, score
+from graphmem.scoring import Association, Query, Scored, score
 from graphmem.store.base import SimilarMemory
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

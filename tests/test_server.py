@@ -29,13 +29,13 @@ from mcp.types import CallToolResult
 from openai import AsyncOpenAI
 
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
+from graphmem.contract import Recall
 from graphmem.errors import AccessError, InvalidInputError, RequestRefusedError
 from graphmem.integrations.base import MemoryContext
 from graphmem.integrations.langchain import GraphMemMiddleware
 from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
-from graphmem.results import Recall
 from graphmem.server import LISTENING
 from graphmem.server import owners as owner_routes
 from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply

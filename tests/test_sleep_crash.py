@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Memory, Node, Turn
-from graphmem.store.base import OwnerGraph, Store
+from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from tests.conftest import Neo4jServer, forked_graphmem, run_forked
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.ids import impression_id
@@ -17,7 +18,6 @@ from graphmem.store.base import (
     MAX_SEARCH_TERMS,
     Derivation,
     Impressed,
-    OwnerGraph,
     SimilarMemory,
     Store,
     SummaryChange,

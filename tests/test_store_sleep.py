@@ -7,20 +7,14 @@ from pathlib import Path
 import pytest
 
 from graphmem import sleep
+from graphmem.contract import OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.mechanisms.attention import AttentionPolicy, initial_attention
 from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import (
-    Derivation,
-    EventChange,
-    Impressed,
-    OwnerGraph,
-    Store,
-    SummaryChange,
-)
+from graphmem.store.base import Derivation, EventChange, Impressed, Store, SummaryChange
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer

@@ -23,12 +23,12 @@ from pydantic import SecretStr
 
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
+from graphmem.contract import Recall
 from graphmem.embedding import CachedEmbedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError, InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.openai_endpoint import OpenAIEndpoint, traffic_states
 from graphmem.opening import settings_telemetry
-from graphmem.results import Recall
 from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 from graphmem.telemetry import OtelTelemetry, Telemetry, owner_hash

@@ -18,6 +18,7 @@ from pydantic import (
     Field,
     Strict,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -273,34 +274,52 @@ class ObserveMany(BaseModel):
     )
 
 
+def _query_shape(query: object) -> object:
+    """Refuse a query that is neither a text nor a non-empty list of {speaker, text} turns."""
+    if isinstance(query, str):
+        return query
+    if not isinstance(query, Sequence) or not query:
+        raise ValueError(
+            "must be a text or a non-empty list of {speaker, text} turns,"
+            f" not {type(query).__name__}"
+        )
+    for index, turn in enumerate(query):
+        fits = isinstance(turn, QueryTurn) or (
+            isinstance(turn, Mapping) and set(turn) <= {"speaker", "text"} and "text" in turn
+        )
+        if not fits:
+            raise ValueError(f"turn {index} must be {{speaker, text}}, not {turn!r:.80}")
+    return list(query)
+
+
 class RecallQuestion(BaseModel):
     """What to recall, and how: the query, how deep and how much, the weights, the filters."""
 
     model_config = OPTIONS
 
-    query: str | list[QueryTurn] = Field(
+    query: Annotated[str | list[QueryTurn], BeforeValidator(_query_shape)] = Field(
         description="a question, or the recent conversation (oldest first, the last turn is"
         " what is asked)"
     )
-    k: int | None = Field(
+    k: Annotated[int, Strict()] | None = Field(
         None,
         ge=1,
         le=MAX_RECALL,
         description=f"how many memories to return at most; default 10, or {MAX_RECALL} with"
         " max_tokens",
     )
-    motivation: float | None = Field(
+    motivation: Annotated[float, Strict()] | None = Field(
         None, ge=0, le=10, description="how deep to search (0-10); default: the query's label"
     )
     weights: str | Weights = Field(
         DEFAULT_PRESET, description=f"the score's weights: a preset ({', '.join(PRESETS)}) or each"
     )
-    peek: bool = Field(False, description="recall without waking anything")
+    peek: Annotated[bool, Strict()] = Field(False, description="recall without waking anything")
     at: GivenTime = None
-    budget_seconds: float | None = Field(
+    budget_seconds: Annotated[float, Strict()] | None = Field(
         None, gt=0, description="time after which thinking again and association are skipped"
     )
-    max_tokens: int | None = Field(
+    max_tokens: Annotated[int, Strict()] | None = Field(
         None, ge=1, description="keep what fits this many tokens of `rendered` (the most evidence)"
     )
     sessions: list[str] | None = Field(None, description="only memories from these sessions")
@@ -310,9 +329,29 @@ class RecallQuestion(BaseModel):
     kinds: list[str] | None = Field(
         None, description="only memories of these kinds: observation, knowledge, conjecture"
     )
-    min_belief: float | None = Field(
+    min_belief: Annotated[float, Strict()] | None = Field(
         None, description="only memories holding a belief of at least this (0-1), or none"
     )
+
+    @field_validator("weights")
+    @classmethod
+    def _known_preset(cls, weights: str | Weights) -> str | Weights:
+        """Refuse a preset name that names none."""
+        if isinstance(weights, str) and weights not in PRESETS:
+            raise ValueError(f"no preset {weights!r}; presets: {', '.join(sorted(PRESETS))}")
+        return weights
+
+    @property
+    def size(self) -> int:
+        """The most memories to return: k, else 10, or MAX_RECALL when a budget decides."""
+        if self.k is not None:
+            return self.k
+        return 10 if self.max_tokens is None else MAX_RECALL
+
+    @property
+    def chosen_weights(self) -> Weights:
+        """The weights, a preset's when named."""
+        return PRESETS[self.weights] if isinstance(self.weights, str) else self.weights
 
     def memory_filter(self) -> MemoryFilter:
         """The filters as a MemoryFilter; InvalidInputError names what no search can admit."""

@@ -16,10 +16,10 @@ from typing import Any, Protocol
 
 from graphmem.aio import AsyncGraphMem
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
+from graphmem.contract import Forgotten, Observation, Profile, Recall
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.results import Forgotten, Observation, Profile, Recall
 
 Memory = GraphMem | AsyncGraphMem | GraphMemClient | AsyncGraphMemClient
 """The faces an integration takes: in process or over HTTP, synchronous or awaitable."""

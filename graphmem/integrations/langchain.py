@@ -31,6 +31,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemM
 from langchain_core.tools import StructuredTool
 from langgraph.runtime import Runtime
 
+from graphmem.contract import Recall
 from graphmem.integrations.base import (
     FORGET_TOOL,
     PROFILE_TOOL,
@@ -47,7 +48,6 @@ from graphmem.integrations.base import (
     unseen,
     with_remembered,
 )
-from graphmem.results import Recall
 
 
 class GraphMemState(AgentState[Any]):
