@@ -3,7 +3,7 @@
 //          how the owner's last job ended). Claimed when no worker holds the lease, this one
 //          does, or the holder's has lapsed (lease_until <= $now); not when the last job ended
 //          at or after $since, nor while another worker's lease holds. Runs after lock_owner in
-//          the same transaction (graphmem/store/neo4j.py), so the node is read under its write
+//          the same transaction (graphmem/store/neo4j_sleep.py), so the node is read under its write
 //          lock and two claims at once are taken one after the other.
 // Parameters: $owner, $worker, $now, $until, $since (datetimes).
 // Returns: one row: claimed, holder, until, slept_at, slept_by, failure.

@@ -1,6 +1,13 @@
-"""graphmem: long-term memory for conversational agents, kept as a graph (Neo4j or in process)."""
+"""graphmem: long-term memory for conversational agents, kept as a graph (Neo4j or in process).
 
-from graphmem.config import Settings
+`GraphMem` and `Settings` are imported when first asked for, so that `import graphmem.client`
+(an HTTP client) loads the contract, the errors and the model, and nothing of a store or of the
+embedder.
+"""
+
+import importlib
+from typing import TYPE_CHECKING
+
 from graphmem.contract import (
     Forgotten,
     GraphCounts,
@@ -14,6 +21,7 @@ from graphmem.contract import (
     Profile,
     Recall,
     RecalledMemory,
+    RecallQuestion,
     SleepProgress,
     SleepReport,
 )
@@ -26,7 +34,6 @@ from graphmem.errors import (
     StoreError,
     StoreUnavailableError,
 )
-from graphmem.memory import GraphMem
 from graphmem.model import (
     Attention,
     Event,
@@ -38,6 +45,13 @@ from graphmem.model import (
     Tier,
     Turn,
 )
+
+if TYPE_CHECKING:
+    from graphmem.config import Settings
+    from graphmem.memory import GraphMem
+
+LAZY = {"GraphMem": "graphmem.memory", "Settings": "graphmem.config"}
+"""The names imported when first asked for, and their modules."""
 
 __version__ = "0.2.0"
 """The release: pyproject.toml reads it from here, CHANGELOG.md says what each one changed."""
@@ -67,6 +81,7 @@ __all__ = [
     "OwnerNight",
     "Profile",
     "Recall",
+    "RecallQuestion",
     "RecalledMemory",
     "Settings",
     "SleepProgress",
@@ -76,3 +91,10 @@ __all__ = [
     "Tier",
     "Turn",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """GraphMem and Settings, imported from their modules when first asked for (LAZY)."""
+    if name in LAZY:
+        return getattr(importlib.import_module(LAZY[name]), name)
+    raise AttributeError(f"module 'graphmem' has no attribute {name!r}")

@@ -34,7 +34,6 @@ import httpx
 from pydantic import BaseModel, TypeAdapter
 
 from graphmem.contract import (
-    DEFAULT_PRESET,
     Forgotten,
     GraphCounts,
     Health,
@@ -45,39 +44,19 @@ from graphmem.contract import (
     Profile,
     QueryTurn,
     Recall,
+    RecallQuestion,
     SleepReport,
-    Weights,
+    error_of,
+    read_export,
 )
 from graphmem.errors import (
-    AccessError,
-    ConflictError,
-    GraphMemError,
     InvalidInputError,
-    ModelError,
-    RequestRefusedError,
     StoreError,
     StoreUnavailableError,
 )
-from graphmem.file_formats import read_export
-from graphmem.model import MemoryKind, Turn
+from graphmem.model import Turn
 
 T = TypeVar("T")
-
-ERRORS: dict[int, type[GraphMemError]] = {
-    400: InvalidInputError,
-    401: AccessError,
-    403: AccessError,
-    408: RequestRefusedError,
-    409: ConflictError,
-    413: RequestRefusedError,
-    415: InvalidInputError,
-    421: AccessError,
-    422: InvalidInputError,
-    429: RequestRefusedError,
-    502: ModelError,
-    503: StoreUnavailableError,
-}
-"""The error each refusal of the server is raised as (any other status: StoreError)."""
 
 
 @dataclass(frozen=True)
@@ -177,29 +156,10 @@ class Calls:
         return Call("POST", path, _reader(list[Observation]), body, None, idempotent)
 
     @staticmethod
-    def recall(
-        owner: str,
-        query: str | Sequence[QueryTurn | Mapping[str, str]],
-        weights: Weights | str,
-        given: dict[str, Any],
-    ) -> Call[Recall]:
-        """The request of recall."""
-        turns = (
-            query
-            if isinstance(query, str)
-            else [
-                turn.model_dump() if isinstance(turn, QueryTurn) else dict(turn) for turn in query
-            ]
-        )
-        chosen = weights.model_dump() if isinstance(weights, Weights) else weights
-        body = {
-            "query": turns,
-            "weights": chosen,
-            **given,
-            **{field: _moment(given[field]) for field in ("at", "since", "until")},
-            **{field: _listed(given[field]) for field in ("sessions", "speakers", "kinds")},
-        }
-        return Call("POST", _owner_path(owner, "recall"), _recall, body, None, bool(given["peek"]))
+    def recall(owner: str, question: RecallQuestion) -> Call[Recall]:
+        """The request of recall: the question as the server reads it (defaults left out)."""
+        body = question.model_dump(mode="json", exclude_defaults=True)
+        return Call("POST", _owner_path(owner, "recall"), _recall, body, None, question.peek)
 
     @staticmethod
     def post(owner: str, verb: str, kind: type[T], body: dict[str, Any]) -> Call[T]:
@@ -260,7 +220,7 @@ class _Client:
             message = f"{error['message']} (request {error.get('request_id', '?')})"
         except (ValueError, KeyError, TypeError):
             message = f"HTTP {response.status_code}: {response.text[:200]}"
-        raise ERRORS.get(response.status_code, StoreError)(message)
+        raise error_of(response.status_code)(message)
 
     @staticmethod
     def _unreachable(error: httpx.TransportError) -> StoreUnavailableError:
@@ -336,38 +296,11 @@ class GraphMemClient(_Client):
     def recall(
         self,
         owner: str,
-        query: str | Sequence[QueryTurn | Mapping[str, str]],
-        *,
-        k: int | None = None,
-        motivation: float | None = None,
-        weights: Weights | str = DEFAULT_PRESET,
-        peek: bool = False,
-        at: datetime | None = None,
-        budget_seconds: float | None = None,
-        max_tokens: int | None = None,
-        sessions: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        min_belief: float | None = None,
+        query: str | Sequence[QueryTurn | Mapping[str, str]] | RecallQuestion,
+        **options: Any,
     ) -> Recall:
         """GraphMem.recall, over HTTP."""
-        given = {
-            "k": k,
-            "motivation": motivation,
-            "peek": peek,
-            "at": at,
-            "budget_seconds": budget_seconds,
-            "max_tokens": max_tokens,
-            "sessions": sessions,
-            "speakers": speakers,
-            "since": since,
-            "until": until,
-            "kinds": kinds,
-            "min_belief": min_belief,
-        }
-        return self._do(Calls.recall(owner, query, weights, given))
+        return self._do(Calls.recall(owner, RecallQuestion.of(query, options)))
 
     def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP."""
@@ -536,38 +469,11 @@ class AsyncGraphMemClient(_Client):
     async def recall(
         self,
         owner: str,
-        query: str | Sequence[QueryTurn | Mapping[str, str]],
-        *,
-        k: int | None = None,
-        motivation: float | None = None,
-        weights: Weights | str = DEFAULT_PRESET,
-        peek: bool = False,
-        at: datetime | None = None,
-        budget_seconds: float | None = None,
-        max_tokens: int | None = None,
-        sessions: Sequence[str] | None = None,
-        speakers: Sequence[str] | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        kinds: Sequence[MemoryKind | str] | None = None,
-        min_belief: float | None = None,
+        query: str | Sequence[QueryTurn | Mapping[str, str]] | RecallQuestion,
+        **options: Any,
     ) -> Recall:
         """GraphMem.recall, over HTTP, awaitable."""
-        given = {
-            "k": k,
-            "motivation": motivation,
-            "peek": peek,
-            "at": at,
-            "budget_seconds": budget_seconds,
-            "max_tokens": max_tokens,
-            "sessions": sessions,
-            "speakers": speakers,
-            "since": since,
-            "until": until,
-            "kinds": kinds,
-            "min_belief": min_belief,
-        }
-        return await self._do(Calls.recall(owner, query, weights, given))
+        return await self._do(Calls.recall(owner, RecallQuestion.of(query, options)))
 
     async def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP, awaitable."""

@@ -18,19 +18,13 @@ version and the owner, then the owner's graph as `OwnerGraph.records()` writes i
 import json
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from graphmem.contract import OwnerGraph, parse_record
+from graphmem.contract import json_line
 from graphmem.errors import InvalidInputError
 from graphmem.model import check_identifier, check_session, check_speaker, check_text, keepable
 
-EXPORT_FORMAT = "graphmem-export"
-EXPORT_VERSION = 2
-"""The version export files are written in: 2 adds the tombstones of forgotten messages."""
-READABLE_VERSIONS = (1, 2)
-"""The versions `read_export` reads (a version 1 file has no tombstones)."""
 MESSAGE_FIELDS = {"text", "message_id", "at", "speaker", "session"}
 """The keys of one observed message (a JSON object per line), as the Python API and MCP name
 them; only text is required."""
@@ -40,14 +34,6 @@ MESSAGE_GAP = timedelta(seconds=1)
 """The time between the messages of an imported chat session."""
 SESSION_GAP = timedelta(minutes=1)
 """The time between imported chat sessions that come without their own time."""
-
-
-def json_line(line: str, number: int) -> Any:
-    """One line of JSON input, or InvalidInputError naming the line."""
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError) as error:
-        raise InvalidInputError(f"line {number}: not JSON: {error}") from None
 
 
 def json_kind(value: object) -> str:
@@ -234,34 +220,3 @@ def read_history(text: str, source: Path, start: datetime) -> tuple[Iterator[dic
     if not messages:
         raise InvalidInputError(f"nothing to import: {source} holds no messages")
     return iter(messages), len(messages)
-
-
-def export_records(owner: str, graph: OwnerGraph) -> Iterator[dict[str, Any]]:
-    """The records of an export file: its header, then the graph's records."""
-    header = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "owner": owner}
-    return chain([header], graph.records())
-
-
-def read_export(lines: Iterable[str]) -> tuple[str, OwnerGraph]:
-    """The owner and the graph of an export file's lines, or InvalidInputError naming the line."""
-    rows = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
-    if not rows:
-        raise InvalidInputError("nothing to import: the input is empty")
-    header = json_line(rows[0][1], rows[0][0])
-    if (
-        not isinstance(header, dict)
-        or header.get("format") != EXPORT_FORMAT
-        or header.get("version") not in READABLE_VERSIONS
-        or not isinstance(header.get("owner"), str)
-    ):
-        raise InvalidInputError(
-            f"line 1: not a {EXPORT_FORMAT} header of version 1 or 2 with an owner"
-        )
-    items = []
-    for number, line in rows[1:]:
-        record = json_line(line, number)
-        try:
-            items.append(parse_record(record))
-        except InvalidInputError as error:
-            raise InvalidInputError(f"line {number}: {error}") from None
-    return header["owner"], OwnerGraph.of(items)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from graphmem.contract import OwnerGraph, QueryTurn, RecallQuestion, options_of
+from graphmem.contract import OwnerGraph, QueryTurn
 from graphmem.errors import InvalidInputError, validation_problems
 from graphmem.model import EARLIEST as EARLIEST  # server.py's, until it takes the contract's
 from graphmem.model import LATEST as LATEST
@@ -78,13 +78,6 @@ def query_of(query: object) -> Query:
     if sum(len(turn.text) for turn in turns) > MAX_TEXT_CHARS:
         raise ValueError(f"query has more than {MAX_TEXT_CHARS} characters")
     return Query(turns=turns)
-
-
-def recall_question(query: object, options: Mapping[str, Any]) -> RecallQuestion:
-    """A recall's question: the one given in place of the query, or the query and its options."""
-    if isinstance(query, RecallQuestion):
-        return options_of(RecallQuestion, query, options)
-    return options_of(RecallQuestion, None, {"query": query, **options})
 
 
 def check_loadable(graph: OwnerGraph, dimensions: int, most: int) -> None:

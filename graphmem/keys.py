@@ -12,19 +12,14 @@ import hashlib
 import hmac
 import re
 import secrets
+from collections.abc import Callable
 from datetime import datetime
 
 from pydantic import Field
 
-from graphmem.contract import (
-    PREFIX_ENDS as PREFIX_ENDS,
-)
-from graphmem.contract import (
-    KeyInfo as KeyInfo,
-)
-from graphmem.contract import (
-    NewKey as NewKey,
-)
+from graphmem.contract import PREFIX_ENDS as PREFIX_ENDS  # noqa: PLC0414 (until importers move)
+from graphmem.contract import KeyInfo as KeyInfo  # noqa: PLC0414 (until importers move)
+from graphmem.contract import NewKey as NewKey  # noqa: PLC0414 (until importers move)
 from graphmem.errors import InvalidInputError
 from graphmem.model import check_owner
 
@@ -91,3 +86,12 @@ def key_id_of(secret: str) -> str | None:
 def matches(record: ApiKey, secret: str) -> bool:
     """Whether a presented secret is the record's, compared in constant time."""
     return hmac.compare_digest(record.secret_hash, secret_hash(secret))
+
+
+def authenticated(secret: str, find: Callable[[str], ApiKey | None]) -> ApiKey | None:
+    """The key a presented secret is, found by its id, unless it is unknown or revoked."""
+    key_id = key_id_of(secret) if isinstance(secret, str) else None
+    key = None if key_id is None else find(key_id)
+    if key is None or key.revoked_at is not None or not matches(key, secret):
+        return None
+    return key

@@ -14,21 +14,26 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from contextvars import ContextVar
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Any, Literal, cast
 
 import anyio
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from graphmem import __version__
 from graphmem.config import Settings
 from graphmem.contract import (
-    MAX_RECALL,
     Forgotten,
     KeyInfo,
+    MessageRef,
     Observation,
+    ObservedMessage,
+    ObserveMany,
+    ObserveOne,
     Profile,
     Recall,
+    RecallQuestion,
     SleepReport,
+    When,
 )
 from graphmem.errors import ConfigurationError, GraphMemError, validation_problems
 from graphmem.memory import GraphMem
@@ -38,6 +43,7 @@ try:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools import Tool
+    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
     from mcp.server.models import InitializationOptions
     from mcp.server.stdio import stdio_server
     from mcp.server.transport_security import TransportSecuritySettings
@@ -70,67 +76,23 @@ start of a conversation to know who the user is now; call consolidate now
 and then (nightly) to summarise, settle beliefs and let old memories sink; call forget_message
 when the user asks you to forget something they said."""
 
-OwnerArgument = Annotated[
-    str | None,
-    Field(
-        description="whose memory (a tenant: 1-128 letters, digits and marks of any script and"
-        " _ . : @ -); required unless the server was started with --owner, which it may then"
-        " only repeat, or at /mcp of graphmem serve the request's key covers one owner only"
-    ),
-]
+OWNER = Field(
+    None,
+    description="whose memory (a tenant: 1-128 letters, digits and marks of any script and"
+    " _ . : @ -); required unless the server was started with --owner, which it may then only"
+    " repeat, or at /mcp of graphmem serve the request's key covers one owner only",
+)
+"""The owner argument every tool adds to its verb's options."""
 
 
-def _iso_moment(name: str) -> Callable[[object], object]:
-    """A reader of the time `name` from ISO 8601 text only (pydantic reads numbers as Unix time)."""
-
-    def read(value: object) -> object:
-        if value is None or isinstance(value, datetime):
-            return value
-        if not isinstance(value, str):
-            raise ValueError(f"{name} must be ISO 8601 text, not {type(value).__name__}")
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            raise ValueError(
-                f"{name} must be a valid datetime in ISO 8601, not {value[:40]!r}"
-            ) from None
-
-    return read
-
-
-Moment = Annotated[
-    datetime | None,
-    BeforeValidator(_iso_moment("at")),
-    Field(description="when it was said, ISO 8601 with a UTC offset (default: now)"),
-]
-Since = Annotated[
-    datetime | None,
-    BeforeValidator(_iso_moment("since")),
-    Field(description="only memories made at or after this time, ISO 8601 with a UTC offset"),
-]
-Until = Annotated[
-    datetime | None,
-    BeforeValidator(_iso_moment("until")),
-    Field(description="only memories made before this time, ISO 8601 with a UTC offset"),
-]
-Speaker = Annotated[str, Field(description="who said it, e.g. user or assistant")]
-Readmit = Annotated[
-    bool,
-    Field(description="store a message forgotten earlier again (otherwise it is skipped)"),
-]
-SessionName = Annotated[
-    str, Field(description="the conversation session it belongs to ('' for none)")
-]
-
-
-class Message(BaseModel):
-    """One message for observe_many."""
-
-    text: str = Field(description="the message or perceived item, verbatim")
-    message_id: str = Field(description="its id; observing the same id again stores nothing new")
-    at: Moment = None
-    speaker: Speaker = "user"
-    session: SessionName = ""
+def arguments_of(options: type[BaseModel]) -> type[ArgModelBase]:
+    """A tool's arguments: its verb's options as the contract has them, and whose memory."""
+    model = create_model(
+        f"{options.__name__}Arguments",
+        __base__=(options, ArgModelBase),
+        owner=(str | None, OWNER),
+    )
+    return cast(type[ArgModelBase], model)
 
 
 class Observations(BaseModel):
@@ -156,19 +118,7 @@ class MemoryTools:
         self._in_progress = 0
         self._closed = False
 
-    def observe(
-        self,
-        text: Annotated[str, Field(description="the message or perceived item, verbatim")],
-        message_id: Annotated[
-            str, Field(description="its id; observing the same id again stores nothing new")
-        ],
-        *,
-        owner: OwnerArgument = None,
-        at: Moment = None,
-        speaker: Speaker = "user",
-        session: SessionName = "",
-        readmit_forgotten: Readmit = False,
-    ) -> CallToolResult:
+    def observe(self, *, owner: str | None = None, **message: Any) -> CallToolResult:
         """Store a message of the conversation and the memory derived from it.
 
         Returns the stored turn, the memories derived from it by this call with their importance
@@ -179,15 +129,7 @@ class MemoryTools:
         """
         whose = self._whose(owner)
         with self._call(whose):
-            observation = self._memory.observe(
-                whose,
-                text,
-                message_id=message_id,
-                at=at,
-                speaker=speaker,
-                session=session,
-                readmit_forgotten=readmit_forgotten,
-            )
+            observation = self._memory.observe(whose, **message)
         observed = observation.as_json()
         return CallToolResult(
             content=[TextContent(type="text", text=json.dumps(observed, ensure_ascii=False))],
@@ -196,12 +138,10 @@ class MemoryTools:
 
     def observe_many(
         self,
-        messages: Annotated[
-            list[Message], Field(description="the messages, in the order they were said")
-        ],
         *,
-        owner: OwnerArgument = None,
-        readmit_forgotten: Readmit = False,
+        messages: list[ObservedMessage],
+        owner: str | None = None,
+        readmit_forgotten: bool = False,
     ) -> CallToolResult:
         """Store several messages of the conversation at once, and the memories derived from them.
 
@@ -227,56 +167,7 @@ class MemoryTools:
             structured_content=observed,
         )
 
-    def recall(
-        self,
-        query: Annotated[
-            str,
-            Field(
-                description="the question or topic to remember about, or the recent"
-                " conversation, one turn a line ('speaker: text'), oldest first (the latest turn"
-                " not spoken by the assistant weighs most)"
-            ),
-        ],
-        *,
-        owner: OwnerArgument = None,
-        k: Annotated[
-            int | None,
-            Field(
-                description=f"how many memories to return at most, 1-{MAX_RECALL}; default 10,"
-                f" or {MAX_RECALL} with max_tokens"
-            ),
-        ] = None,
-        motivation: Annotated[
-            float | None,
-            Field(
-                description="0-10, how hard to search (deeper tiers when higher); default: the"
-                " query's own importance"
-            ),
-        ] = None,
-        peek: Annotated[
-            bool, Field(description="read only: do not wake the memories returned")
-        ] = False,
-        max_tokens: Annotated[
-            int | None,
-            Field(description="keep what fits this many tokens of the text (the most evidence)"),
-        ] = None,
-        sessions: Annotated[
-            list[str] | None, Field(description="only memories from these sessions")
-        ] = None,
-        speakers: Annotated[
-            list[str] | None, Field(description="only memories said by these speakers")
-        ] = None,
-        since: Since = None,
-        until: Until = None,
-        kinds: Annotated[
-            list[str] | None,
-            Field(description="only memories of these kinds: observation, knowledge, conjecture"),
-        ] = None,
-        min_belief: Annotated[
-            float | None,
-            Field(description="only memories holding a belief of at least this (0-1), or none"),
-        ] = None,
-    ) -> CallToolResult:
+    def recall(self, *, owner: str | None = None, **options: Any) -> CallToolResult:
         """Recall the memories best related to a query, with the turns they came from.
 
         The text is a numbered list for a prompt, then the links among the memories; with
@@ -289,26 +180,13 @@ class MemoryTools:
         """
         whose = self._whose(owner)
         with self._call(whose):
-            recall = self._memory.recall(
-                whose,
-                query,
-                k=k,
-                motivation=motivation,
-                peek=peek,
-                max_tokens=max_tokens,
-                sessions=sessions,
-                speakers=speakers,
-                since=since,
-                until=until,
-                kinds=kinds,
-                min_belief=min_belief,
-            )
+            recall = self._memory.recall(whose, **options)
         return CallToolResult(
             content=[TextContent(type="text", text=recall.render() or "(no related memories)")],
             structured_content=recall.as_json(),
         )
 
-    def profile(self, *, owner: OwnerArgument = None) -> CallToolResult:
+    def profile(self, *, owner: str | None = None, at: datetime | None = None) -> CallToolResult:
         """Who the user is now, as the memory believes: facts, conjectures, ongoing events.
 
         The text is one line each: the current value of each fact's slot (home, allergy: milk,
@@ -320,27 +198,22 @@ class MemoryTools:
         """
         whose = self._whose(owner)
         with self._call(whose):
-            profile = self._memory.profile(whose)
+            profile = self._memory.profile(whose, at=at)
         return CallToolResult(
             content=[TextContent(type="text", text=profile.render() or "(nothing known yet)")],
             structured_content=profile.model_dump(mode="json"),
         )
 
-    def consolidate(self, *, owner: OwnerArgument = None) -> SleepReport:
+    def consolidate(self, *, owner: str | None = None, at: datetime | None = None) -> SleepReport:
         """Run the sleep job: pending turns, dialogue summaries and events, beliefs, re-tiering.
 
         Returns the counts of what it did, the model calls by task and the seconds it took.
         """
         whose = self._whose(owner)
         with self._call(whose):
-            return self._memory.consolidate(whose)
+            return self._memory.consolidate(whose, at=at)
 
-    def forget_message(
-        self,
-        message_id: Annotated[str, Field(description="the id the message was observed with")],
-        *,
-        owner: OwnerArgument = None,
-    ) -> Forgotten:
+    def forget_message(self, *, message_id: str, owner: str | None = None) -> Forgotten:
         """Forget a message: delete it and every memory that derives only from it.
 
         Summaries and events it shared with other messages are written again without it, and
@@ -520,16 +393,18 @@ class _Server(MCPServer):
 
 def _tool(
     function: Callable[..., Any],
+    options: type[BaseModel],
     title: str,
     *,
     idempotent: bool,
     destructive: bool = False,
     output: type[BaseModel] | None = None,
 ) -> Tool:
-    """A tool described by its method's docstring.
+    """A tool described by its method's docstring, taking its verb's `options` and the owner.
 
-    `output` is the model of the result for a method that builds its result itself (the SDK
-    publishes the schema, which clients check).
+    The arguments' schema is the contract's (`arguments_of`), so an argument the contract does
+    not know is refused. `output` is the model of the result for a method that builds its
+    result itself (the SDK publishes the schema, which clients check).
     """
     tool = Tool.from_function(
         function,
@@ -541,6 +416,9 @@ def _tool(
     )
     if output is not None:
         tool.fn_metadata.output_schema = _json_schema(output)
+    arguments = arguments_of(options)
+    tool.fn_metadata.arg_model = arguments
+    tool.parameters = arguments.model_json_schema(by_alias=True)
     return tool
 
 
@@ -561,17 +439,32 @@ def _server(tools: MemoryTools) -> MCPServer:
         tools,
         instructions=INSTRUCTIONS,
         tools=[
-            _tool(tools.observe, "Observe a message", idempotent=True, output=Observation),
+            _tool(
+                tools.observe, ObserveOne, "Observe a message", idempotent=True, output=Observation
+            ),
             _tool(
                 tools.observe_many,
+                ObserveMany,
                 "Observe several messages",
                 idempotent=True,
                 output=Observations,
             ),
-            _tool(tools.recall, "Recall related memories", idempotent=False, output=Recall),
-            _tool(tools.profile, "Profile of the user", idempotent=True, output=Profile),
-            _tool(tools.consolidate, "Consolidate (sleep job)", idempotent=True),
-            _tool(tools.forget_message, "Forget a message", idempotent=True, destructive=True),
+            _tool(
+                tools.recall,
+                RecallQuestion,
+                "Recall related memories",
+                idempotent=False,
+                output=Recall,
+            ),
+            _tool(tools.profile, When, "Profile of the user", idempotent=True, output=Profile),
+            _tool(tools.consolidate, When, "Consolidate (sleep job)", idempotent=True),
+            _tool(
+                tools.forget_message,
+                MessageRef,
+                "Forget a message",
+                idempotent=True,
+                destructive=True,
+            ),
         ],
     )
 

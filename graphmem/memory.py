@@ -4,8 +4,8 @@
 callers give its verbs, and hands the work to the pipelines: graphmem.ingestion (observe),
 graphmem.recall_pipeline (recall), graphmem.sleep (consolidate) and graphmem.forgetting
 (forget_message). Each verb runs in a block of the memory's telemetry (graphmem.telemetry), which
-reports nothing unless the settings ask for OpenTelemetry. What the verbs return is in
-graphmem.results.
+reports nothing unless the settings ask for OpenTelemetry. What the verbs take and return is in
+graphmem.contract.
 """
 
 from collections import Counter
@@ -14,8 +14,7 @@ from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Self
 
-from graphmem.cognition.base import Cognition, CountedCognition
-from graphmem.cognition.offline import OfflineCognition, offline_cognition
+from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
 from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
 from graphmem.contract import (
@@ -36,19 +35,17 @@ from graphmem.contract import (
     SleepReport,
     StoreTraffic,
 )
-from graphmem.embedding import E5Embedder, Embedder
+from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
-from graphmem.forgetting import Forget
-from graphmem.ingestion import Ingestion
+from graphmem.health import health_report
 from graphmem.inputs import (
     check_loadable,
     checked,
     moment_or_now,
     observed_turns,
     query_of,
-    recall_question,
 )
-from graphmem.keys import ApiKey, key_id_of, matches, new_key
+from graphmem.keys import ApiKey, authenticated, new_key
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
@@ -56,12 +53,11 @@ from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Turn, check_identifier, check_owner, check_session
-from graphmem.nightly import LEASE, MIN_LEASE, NightlyJob
+from graphmem.nightly import LEASE, NightlyJob, check_options
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
-from graphmem.opening import cognition_name, open_parts
-from graphmem.recall_pipeline import Budget, Recalling
+from graphmem.opening import open_parts, wire_pipelines
+from graphmem.recall_pipeline import Budget
 from graphmem.scoring import RecallPolicy
-from graphmem.sleep import Sleep
 from graphmem.store.base import Store
 from graphmem.telemetry import Telemetry, Verb
 
@@ -103,55 +99,28 @@ class GraphMem:
         self._store = store
         self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
-        cognition = offline_cognition(embedder) if cognition is None else cognition
-        # What perceives a turn that the model cannot answer about: the cognition if offline.
-        offline = (
-            cognition if isinstance(cognition, OfflineCognition) else offline_cognition(embedder)
-        )
-        self._cognition = CountedCognition(cognition)
-        self._cognition_name = cognition_name(cognition)
-        self._attention = AttentionPolicy() if attention is None else attention
-        self._tiers = TierPolicy() if tiers is None else tiers
-        self._recall_policy = RecallPolicy() if recall_policy is None else recall_policy
-        beliefs = BeliefPolicy() if beliefs is None else beliefs
-        impressions = ImpressionPolicy() if impressions is None else impressions
-        summaries = SummaryPolicy() if summaries is None else summaries
-        self._sleep = Sleep(
+        wired = wire_pipelines(
             store,
             embedder,
-            self._cognition,
-            attention=self._attention,
-            tiers=self._tiers,
-            beliefs=beliefs,
-            summaries=summaries,
-        )
-        self._ingestion = Ingestion(
-            store,
-            embedder,
-            self._cognition,
-            self._sleep,
-            offline=offline,
+            cognition,
             chunk_turns=OBSERVE_CHUNK,
-            attention=self._attention,
-            tiers=self._tiers,
+            attention=attention,
+            tiers=tiers,
+            recall_policy=recall_policy,
             beliefs=beliefs,
             impressions=impressions,
             summaries=summaries,
+            profile=profile,
         )
-        self._recalling = Recalling(
-            store,
-            embedder,
-            self._cognition,
-            policy=self._recall_policy,
-            attention=self._attention,
-            tiers=self._tiers,
-            first_hand=beliefs.first_hand,
-            profile=ProfilePolicy() if profile is None else profile,
-            count_tokens=E5Embedder().count_tokens,
-        )
-        self._forget = Forget(
-            store, self._cognition, embedder, impressions=impressions, tiers=self._tiers
-        )
+        self._cognition = wired.cognition
+        self._cognition_name = wired.cognition_name
+        self._attention = wired.attention
+        self._tiers = wired.tiers
+        self._recall_policy = wired.recall_policy
+        self._sleep = wired.sleep
+        self._ingestion = wired.ingestion
+        self._recalling = wired.recalling
+        self._forget = wired.forget
         self.accounting = accounting
         self._endpoint: OpenAIEndpoint | None = None
         """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
@@ -343,18 +312,7 @@ class GraphMem:
         goes on. `progress` hears every item and every owner claimed or ended, one at a time.
         """
         with self._telemetry.verb("consolidate_all"):
-            if not isinstance(prefix, str):
-                raise InvalidInputError(f"prefix must be a string, not {type(prefix).__name__}")
-            if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
-                raise InvalidInputError(
-                    f"workers must be a whole number from 1 to 64, not {workers!r}"
-                )
-            if not isinstance(lease, timedelta):
-                raise InvalidInputError(f"lease must be a timedelta, not {type(lease).__name__}")
-            if lease < MIN_LEASE:
-                raise InvalidInputError(
-                    f"lease must be at least 1 s, not {lease.total_seconds():g} s"
-                )
+            check_options(prefix, workers, lease)
             moment = None if at is None else moment_or_now(at)
             owners = [owner for owner in self._store.owners() if owner.startswith(prefix)]
 
@@ -408,11 +366,7 @@ class GraphMem:
     def authenticate(self, secret: str) -> ApiKey | None:
         """The API key a presented secret is, unless it is unknown or revoked."""
         with self._telemetry.verb("authenticate"):
-            key_id = key_id_of(secret) if isinstance(secret, str) else None
-            key = None if key_id is None else self._store.find_key(key_id)
-            if key is None or key.revoked_at is not None or not matches(key, secret):
-                return None
-            return key
+            return authenticated(secret, self._store.find_key)
 
     def export(self, owner: str) -> OwnerGraph:
         """Every node and edge of one owner, in a fixed order."""
@@ -482,28 +436,9 @@ class GraphMem:
     def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """One owner's health report at `at` (now if None): counts, work queues and checks."""
         with self._telemetry.verb("health", owner):
-            return self._health(owner, at)
-
-    def _health(self, owner: str, at: datetime | None) -> Health:
-        """The work of `health`."""
-        checked(check_owner, owner)
-        now = moment_or_now(at)
-        checks = self._store.count_health(owner)
-
-        def days_before(moment: datetime | None) -> float | None:
-            """Days from a moment to `now`, None for no moment."""
-            return None if moment is None else (now - moment).total_seconds() / 86_400
-
-        return Health(
-            owner=owner,
-            at=now,
-            embedder=self._embedder.name,
-            cognition=self._cognition_name,
-            counts=self._store.count_graph(owner),
-            checks=checks,
-            oldest_conjecture_days=days_before(checks.first_conjecture_at),
-            newest_conjecture_days=days_before(checks.last_conjecture_at),
-        )
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            return health_report(self._store, owner, now, self._embedder.name, self._cognition_name)
 
     def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """The user as graphmem believes them to be at `at` (now if None), read without a model.
@@ -552,7 +487,7 @@ class GraphMem:
         """
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)
-            question = recall_question(query, options)
+            question = RecallQuestion.of(query, options)
             asked = checked(query_of, question.query)
             where = question.memory_filter()
             seconds = question.budget_seconds or self._recall_policy.budget_seconds

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from graphmem.contract import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
-from graphmem.errors import GraphMemError
+from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.store.base import OwnerClaim, Store
 from graphmem.telemetry import Telemetry
 
@@ -43,6 +43,18 @@ Told = Callable[[SleepProgress | NightProgress], None]
 
 class _LeaseLostError(GraphMemError):
     """A worker's lease on an owner lapsed and another worker took the owner over."""
+
+
+def check_options(prefix: object, workers: object, lease: object) -> None:
+    """Refuse a job's options unless a text prefix, 1 to 64 workers and a lease of 1 s or more."""
+    if not isinstance(prefix, str):
+        raise InvalidInputError(f"prefix must be a string, not {type(prefix).__name__}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 64:
+        raise InvalidInputError(f"workers must be a whole number from 1 to 64, not {workers!r}")
+    if not isinstance(lease, timedelta):
+        raise InvalidInputError(f"lease must be a timedelta, not {type(lease).__name__}")
+    if lease < MIN_LEASE:
+        raise InvalidInputError(f"lease must be at least 1 s, not {lease.total_seconds():g} s")
 
 
 def wall_clock() -> datetime:

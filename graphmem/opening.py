@@ -1,15 +1,31 @@
-"""What `GraphMem.open` makes of settings: the model endpoint, embedder, cognition and store."""
+"""What a memory is made of: the parts `GraphMem.open` opens, the pipelines `GraphMem` wires.
+
+`open_parts` opens the model endpoint, embedder, cognition and store the settings name;
+`wire_pipelines` builds over a store, embedder and cognition the pipelines the verbs hand their
+work to (graphmem.ingestion, graphmem.recall_pipeline, graphmem.sleep, graphmem.forgetting).
+"""
 
 from contextlib import ExitStack
 from dataclasses import dataclass
 
-from graphmem.cognition.base import Cognition
+from graphmem.cognition.base import Cognition, CountedCognition
 from graphmem.cognition.offline import OfflineCognition, offline_cognition
 from graphmem.cognition.openai import OpenAICognition
 from graphmem.config import Settings
 from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder, OpenAIEmbedder
 from graphmem.errors import ConfigurationError
+from graphmem.forgetting import Forget
+from graphmem.ingestion import Ingestion
+from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.beliefs import BeliefPolicy
+from graphmem.mechanisms.events import SummaryPolicy
+from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.profile import ProfilePolicy
+from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.openai_endpoint import OpenAIEndpoint, ResponseCache, traffic_states
+from graphmem.recall_pipeline import Recalling
+from graphmem.scoring import RecallPolicy
+from graphmem.sleep import Sleep
 from graphmem.store.base import Store
 from graphmem.store.neo4j import Neo4jStore
 from graphmem.store.networkx import NetworkXStore
@@ -81,6 +97,98 @@ def open_parts(
         opened.pop_all()
     return Parts(
         store=store, embedder=cached, cognition=cognition, endpoint=endpoint, telemetry=telemetry
+    )
+
+
+@dataclass(frozen=True)
+class Pipelines:
+    """The pipelines a memory's verbs hand their work to, and the cognition and policies they share.
+
+    `cognition` counts the calls made through it; `cognition_name` is how a health report
+    names the cognition it counts.
+    """
+
+    cognition: CountedCognition
+    cognition_name: str
+    attention: AttentionPolicy
+    tiers: TierPolicy
+    recall_policy: RecallPolicy
+    sleep: Sleep
+    ingestion: Ingestion
+    recalling: Recalling
+    forget: Forget
+
+
+def wire_pipelines(
+    store: Store,
+    embedder: Embedder,
+    cognition: Cognition | None,
+    *,
+    chunk_turns: int,
+    attention: AttentionPolicy | None,
+    tiers: TierPolicy | None,
+    recall_policy: RecallPolicy | None,
+    beliefs: BeliefPolicy | None,
+    impressions: ImpressionPolicy | None,
+    summaries: SummaryPolicy | None,
+    profile: ProfilePolicy | None,
+) -> Pipelines:
+    """Wire the pipelines over a store and embedder: offline rules and default policies if None."""
+    cognition = offline_cognition(embedder) if cognition is None else cognition
+    # What perceives a turn that the model cannot answer about: the cognition if offline.
+    offline = cognition if isinstance(cognition, OfflineCognition) else offline_cognition(embedder)
+    counted = CountedCognition(cognition)
+    name = cognition_name(cognition)
+    attention = AttentionPolicy() if attention is None else attention
+    tiers = TierPolicy() if tiers is None else tiers
+    recall_policy = RecallPolicy() if recall_policy is None else recall_policy
+    beliefs = BeliefPolicy() if beliefs is None else beliefs
+    impressions = ImpressionPolicy() if impressions is None else impressions
+    summaries = SummaryPolicy() if summaries is None else summaries
+    sleep = Sleep(
+        store,
+        embedder,
+        counted,
+        attention=attention,
+        tiers=tiers,
+        beliefs=beliefs,
+        summaries=summaries,
+    )
+    ingestion = Ingestion(
+        store,
+        embedder,
+        counted,
+        sleep,
+        offline=offline,
+        chunk_turns=chunk_turns,
+        attention=attention,
+        tiers=tiers,
+        beliefs=beliefs,
+        impressions=impressions,
+        summaries=summaries,
+    )
+    recalling = Recalling(
+        store,
+        embedder,
+        counted,
+        policy=recall_policy,
+        attention=attention,
+        tiers=tiers,
+        first_hand=beliefs.first_hand,
+        profile=ProfilePolicy() if profile is None else profile,
+        count_tokens=E5Embedder().count_tokens,
+    )
+    forget = Forget(store, counted, embedder, impressions=impressions, tiers=tiers)
+    return Pipelines(
+        cognition=counted,
+        cognition_name=name,
+        attention=attention,
+        tiers=tiers,
+        recall_policy=recall_policy,
+        sleep=sleep,
+        ingestion=ingestion,
+        recalling=recalling,
+        forget=forget,
     )
 
 

@@ -18,9 +18,8 @@ from urllib.parse import quote
 import pytest
 
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
-from graphmem.contract import GraphCounts
+from graphmem.contract import GraphCounts, read_export
 from graphmem.embedding import CachedEmbedder
-from graphmem.file_formats import read_export
 from graphmem.memory import GraphMem
 from graphmem.store.networkx import NetworkXStore
 

@@ -315,7 +315,7 @@ def test_a_failed_verb_says_its_error_type_and_nothing_of_its_message(
     store: Store, embedder: CachedEmbedder, owner: str, exported: Exported
 ) -> None:
     traced = GraphMem(store, embedder, telemetry=exported.telemetry)
-    with pytest.raises(InvalidInputError, match="k is 0"):
+    with pytest.raises(InvalidInputError, match="k: Input should be"):
         traced.recall(owner, QUERY, k=0)
     with pytest.raises(InvalidInputError):
         traced.observe(owner, "", message_id=owner)

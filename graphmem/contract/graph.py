@@ -1,12 +1,16 @@
 """What the store gives back across a face: counts, what a recall woke, traffic, an owner's graph.
 
 An exported graph (`OwnerGraph`) holds the owner's nodes, edges and tombstones in a fixed order,
-as records that `load` takes back; a tombstone keeps the hash of a forgotten message's id.
+as records that `load` takes back; a tombstone keeps the hash of a forgotten message's id. The
+export file (`graphmem export` and `import`, HTTP's export) is JSON lines: a header naming the
+format, its version and the owner, then the records.
 """
 
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
+from itertools import chain
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError
@@ -182,3 +186,53 @@ def parse_record(record: Any) -> Node | tuple[str, str, Link] | Tombstone:
         ) from None
     except (KeyError, TypeError) as error:
         raise InvalidInputError(f"not a node or edge record: {error}") from None
+
+
+EXPORT_FORMAT = "graphmem-export"
+
+
+EXPORT_VERSION = 2
+"""The version export files are written in: 2 adds the tombstones of forgotten messages."""
+
+
+READABLE_VERSIONS = (1, 2)
+"""The versions `read_export` reads (a version 1 file has no tombstones)."""
+
+
+def json_line(line: str, number: int) -> Any:
+    """One line of JSON input, or InvalidInputError naming the line."""
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError) as error:
+        raise InvalidInputError(f"line {number}: not JSON: {error}") from None
+
+
+def export_records(owner: str, graph: OwnerGraph) -> Iterator[dict[str, Any]]:
+    """The records of an export file: its header, then the graph's records."""
+    header = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "owner": owner}
+    return chain([header], graph.records())
+
+
+def read_export(lines: Iterable[str]) -> tuple[str, OwnerGraph]:
+    """The owner and the graph of an export file's lines, or InvalidInputError naming the line."""
+    rows = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    if not rows:
+        raise InvalidInputError("nothing to import: the input is empty")
+    header = json_line(rows[0][1], rows[0][0])
+    if (
+        not isinstance(header, dict)
+        or header.get("format") != EXPORT_FORMAT
+        or header.get("version") not in READABLE_VERSIONS
+        or not isinstance(header.get("owner"), str)
+    ):
+        raise InvalidInputError(
+            f"line 1: not a {EXPORT_FORMAT} header of version 1 or 2 with an owner"
+        )
+    items = []
+    for number, line in rows[1:]:
+        record = json_line(line, number)
+        try:
+            items.append(parse_record(record))
+        except InvalidInputError as error:
+            raise InvalidInputError(f"line {number}: {error}") from None
+    return header["owner"], OwnerGraph.of(items)

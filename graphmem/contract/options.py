@@ -333,6 +333,13 @@ class RecallQuestion(BaseModel):
         None, description="only memories holding a belief of at least this (0-1), or none"
     )
 
+    @classmethod
+    def of(cls, query: object, options: Mapping[str, Any]) -> "RecallQuestion":
+        """The question given in place of a query, or one of the query and its options."""
+        if isinstance(query, RecallQuestion):
+            return options_of(cls, query, options)
+        return options_of(cls, None, {"query": query, **options})
+
     @field_validator("weights")
     @classmethod
     def _known_preset(cls, weights: str | Weights) -> str | Weights:

@@ -1,0 +1,132 @@
+"""The Neo4j store's reads of an owner's graph: turns, profile sources, the export and counts."""
+
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from graphmem.mechanisms.profile import (
+    ConjecturedImpression,
+    EventNews,
+    ProfileSources,
+    SlotFact,
+)
+from graphmem.model import Link, Tier, Turn
+from graphmem.store.base import (
+    Cause,
+    GraphCounts,
+    HealthCounts,
+    OwnerGraph,
+    Tombstone,
+    belief_bin,
+)
+from graphmem.store.neo4j_connection import Neo4jConnection
+from graphmem.store.neo4j_properties import (
+    NODE_READERS,
+    event_from,
+    impression_from,
+    memory_from,
+    turn_from,
+)
+from graphmem.store.neo4j_statements import load_statement
+
+
+def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:
+    """An edge with its end labels from [type, source, target, weight, sufficiency, belief, …]."""
+    kind, source, target, weight, sufficiency, belief, source_label, target_label = values
+    link = Link(
+        type=kind,
+        source=source,
+        target=target,
+        weight=weight,
+        sufficiency=sufficiency,
+        belief=belief,
+    )
+    return source_label, target_label, link
+
+
+class Neo4jReading(Neo4jConnection):
+    """The Neo4j store's reads of an owner's turns, profile sources, whole graph and counts."""
+
+    def session_turns(self, owner: str, session: str, last: int | None) -> list[Turn]:
+        """The turns of one session of the owner in their order: all, or the `last` of them."""
+        parameters = {"owner": owner, "session": session, "last": last}
+        rows = self._run(load_statement("session_turns"), parameters, read=True)
+        return [turn_from(row["turn"]) for row in rows]
+
+    def pending_turns(self, owner: str, limit: int) -> list[Turn]:
+        """The owner's turns whose memories are not derived yet, oldest first."""
+        rows = self._run(
+            load_statement("pending_turns"), {"owner": owner, "limit": limit}, read=True
+        )
+        return [turn_from(row["turn"]) for row in rows]
+
+    def profile_sources(self, owner: str, at: datetime) -> ProfileSources:
+        """What the owner's profile at `at` is read from (mechanisms.profile.ProfileSources)."""
+        [row] = self._run(load_statement("profile_sources"), {"owner": owner, "at": at}, read=True)
+        return ProfileSources(
+            facts=[
+                SlotFact(fact=memory_from(item["fact"]), belief=item["belief"])
+                for item in row["facts"]
+            ],
+            impressions=[
+                ConjecturedImpression(
+                    impression=impression_from(item["impression"]), rests_on=item["rests_on"]
+                )
+                for item in row["impressions"]
+            ],
+            events=[
+                EventNews(event=event_from(item["event"]), members=item["members"])
+                for item in row["events"]
+            ],
+            causal_rules=row["causal_rules"],
+        )
+
+    def causal_rules(self, owner: str) -> list[Cause]:
+        """The owner's causal knowledge: every CAUSES edge, by cause and effect."""
+        [row] = self._run(load_statement("causal_rules"), {"owner": owner}, read=True)
+        return [Cause.model_validate(rule) for rule in row["rules"]]
+
+    def export(self, owner: str) -> OwnerGraph:
+        """Every node, edge and tombstone of the owner (by label and id, type and ends, hash)."""
+        [row] = self._run(load_statement("export"), {"owner": owner}, read=True)
+        return OwnerGraph(
+            nodes=[NODE_READERS[item["label"]](item["node"]) for item in row["nodes"]],
+            links=[_labelled_link_from(link) for link in row["links"]],
+            tombstones=[Tombstone(owner=owner, hash=hash) for hash in row["tombstones"]],
+        )
+
+    def owners(self) -> list[str]:
+        """Every owner that has a turn, sorted."""
+        [row] = self._run(load_statement("owners"), {}, read=True)
+        return list(row["owners"])
+
+    def count_graph(self, owner: str) -> GraphCounts:
+        """Count the owner's nodes per label, edges per type, memories per tier and belief.
+
+        With them its tombstones, which count_nodes.cypher counts as a label of its own.
+        """
+        nodes = self._run(load_statement("count_nodes"), {"owner": owner}, read=True)
+        links = self._run(load_statement("count_links"), {"owner": owner}, read=True)
+        memories = self._run(load_statement("count_memories"), {"owner": owner}, read=True)
+        tiers = dict.fromkeys(map(int, Tier), 0)
+        beliefs: Counter[str] = Counter()
+        for row in memories:
+            tiers[row["tier"]] += row["count"]
+            tenth = row["tenth"]
+            beliefs[belief_bin(None if tenth < 0 else tenth / 10)] += row["count"]
+        per_label = {row["label"]: row["count"] for row in nodes}
+        tombstones = per_label.pop("Tombstone")
+        return GraphCounts(
+            nodes=per_label,
+            links={row["type"]: row["count"] for row in links},
+            tiers=tiers,
+            beliefs=dict(beliefs),
+            tombstones=tombstones,
+        )
+
+    def count_health(self, owner: str) -> HealthCounts:
+        """Count the owner's memories per kind, work queues, open contradictions and the like."""
+        [row] = self._run(load_statement("count_health"), {"owner": owner}, read=True)
+        kinds = {entry["kind"]: entry["count"] for entry in row.pop("kinds")}
+        return HealthCounts.model_validate({**row, "kinds": kinds})
