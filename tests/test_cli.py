@@ -15,12 +15,14 @@ import pytest
 import graphmem
 import graphmem.cli
 import graphmem.memory
+import graphmem.server
 from graphmem.cli import ExitStatus
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
 from graphmem.results import Health, OwnerGraph, Profile
+from graphmem.server import Limits
 from graphmem.testing import scripted_openai_server
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked
@@ -445,7 +447,9 @@ def test_a_large_import_is_loaded_in_parts_and_a_large_load_refused(
     exported = tmp_path / "export.jsonl"
     cli(where, "export", "--owner", "ann", "--out", str(exported))
     elsewhere = ["--path", str(tmp_path / "other.json")]
-    monkeypatch.setattr(graphmem.cli, "MAX_LOAD_ITEMS", 4)  # the import splits into many loads
+    monkeypatch.setattr(
+        graphmem.cli.owner_data, "MAX_LOAD_ITEMS", 4
+    )  # the import splits into many loads
     assert graphmem.cli.main(["import", str(exported), *elsewhere]) == 0
     assert "imported" in capsys.readouterr().out
     again = tmp_path / "again.jsonl"
@@ -734,3 +738,39 @@ def test_a_neo4j_that_cannot_be_reached_is_one_line_saying_how_to_start_one() ->
     assert uri in line
     assert "`scripts/neo4j start`" in line
     assert "`docker compose up -d --wait`" in line
+
+
+def test_serve_leaves_a_limit_to_the_server_unless_a_flag_sets_it_and_says_its_default(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[Limits] = []
+    monkeypatch.setattr(
+        graphmem.server, "serve", lambda settings, *, limits, **_: served.append(limits)
+    )
+    assert graphmem.cli.main(["serve", "--in-memory"]) == ExitStatus.DONE
+    assert graphmem.cli.main(["serve", "--in-memory", "--rate", "3", "--max-body", "7"]) == 0
+    assert served == [Limits(), Limits(rate=3.0, max_body=7)]
+    with pytest.raises(SystemExit):
+        graphmem.cli.main(["serve", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    limits = Limits()
+    defaults = [
+        f"{limits.max_body / 1_000_000:g} MB",
+        f"{limits.rate:g}",
+        f"{limits.in_flight}",
+        f"{limits.max_messages}",
+        f"{limits.header_timeout:g}",
+        f"{limits.body_timeout:g}",
+    ]
+    assert [default for default in defaults if f"(default {default})" not in said] == []
+
+
+def test_the_command_line_starts_without_the_servers_modules() -> None:
+    servers = ("fastapi", "uvicorn", "mcp", "graphmem.server", "graphmem.mcp_server")
+    loaded = subprocess.run(
+        [sys.executable, "-c", f"import sys, graphmem.cli; print(sys.modules.keys() & {servers})"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert loaded.stdout.strip() == "set()"

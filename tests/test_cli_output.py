@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.cli import origin, print_counts
+from graphmem.cli.printers import print_counts, provenance_text
 from graphmem.config import Settings
 from graphmem.mcp_server import MemoryTools
 from graphmem.memory import GraphMem
@@ -120,12 +120,12 @@ def test_a_memory_of_many_messages_or_none_names_them_or_its_kind() -> None:
         for n in (4, 0, 1, 2)
     ]
     many = item.model_copy(update={"turns": turns})
-    assert origin(many) == (
+    assert provenance_text(many) == (
         "2026-03-01 09:00:00 UTC to 2026-03-01 09:04:00 UTC, user, 4 messages s:0, s:1 … s:4"
     )
     none = item.model_copy(update={"turns": []})
     assert (
-        origin(none)
+        provenance_text(none)
         == f"{item.memory.created_at:%Y-%m-%d %H:%M:%S} UTC, observation (no message of its own)"
     )
 

@@ -17,7 +17,7 @@ The format: the snapshot is one JSON object (FORMAT, VERSION, the sequence numbe
 change it holds, every node with its label, the tombstones of forgotten messages as nodes of the
 label Tombstone, every edge with its owner and its ends' labels); the
 journal holds a JSON object a line, a change with its sequence number. What a change says, and
-what it does to the graph, is the store's (graphmem.store.networkx): this module numbers,
+what it does to the graph, is the store's (graphmem.store.networkx_appliers): this module numbers,
 keeps and hands back changes without reading them.
 
 Beside them, `.keys` holds the API keys of `graphmem serve` (graphmem.keys), outside every

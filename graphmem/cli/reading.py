@@ -1,0 +1,145 @@
+"""The commands that read a memory: recall, stats, owners, health, profile and turns."""
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from graphmem.cli.printers import (
+    counted,
+    print_counts,
+    print_health,
+    print_recall,
+    say_unknown_owner,
+)
+from graphmem.config import Settings
+from graphmem.errors import InvalidInputError
+from graphmem.memory import GraphMem
+from graphmem.model import check_text
+
+
+def run_recall(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Recall and print the memories with their score breakdown (or the subgraph as JSON)."""
+    owner = arguments.owner
+    query = checked_query(sys.stdin.read() if arguments.query == "-" else arguments.query)
+    with GraphMem.open(settings) as memory:
+        recall = memory.recall(
+            owner,
+            query,
+            k=arguments.k,
+            motivation=arguments.motivation,
+            weights=arguments.weights,
+            peek=arguments.peek,
+            at=arguments.at,
+            budget_seconds=arguments.budget,
+            max_tokens=arguments.max_tokens,
+            sessions=arguments.session,
+            speakers=arguments.speaker,
+            since=arguments.since,
+            until=arguments.until,
+            kinds=arguments.kind,
+            min_belief=arguments.min_belief,
+        )
+        nothing_stored = not recall.memories and memory.statistics(owner).total == 0
+    if arguments.json:
+        print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
+    else:
+        print_recall(recall, out)
+    if nothing_stored:
+        say_unknown_owner(owner, out)
+
+
+def checked_query(query: str) -> str:
+    """The query of `recall` if it is a text that can be recalled with, else an error naming it."""
+    if not query.strip():
+        raise InvalidInputError(
+            "the query is empty: give a question, or '-' to read the recent conversation from"
+            " standard input"
+        )
+    try:
+        return check_text(query)
+    except ValueError as error:  # the model's check calls it "text"
+        raise InvalidInputError(f"the query {str(error).removeprefix('text ')}") from None
+
+
+def run_stats(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print one owner's counts."""
+    with GraphMem.open(settings) as memory:
+        counts = memory.statistics(arguments.owner)
+    if arguments.json:
+        print(counts.model_dump_json(), file=out)
+    else:
+        print_counts(counts, out)
+    if counts.total == 0:
+        say_unknown_owner(arguments.owner, out)
+
+
+def run_owners(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print every owner that has a turn stored, one a line (or as a JSON list)."""
+    with GraphMem.open(settings) as memory:
+        owners = memory.owners()
+    if arguments.json:
+        print(json.dumps(owners, ensure_ascii=False), file=out)
+    else:
+        for owner in owners:
+            print(owner, file=out)
+
+
+def run_health(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print the health report of the owner, or of every owner with --all."""
+    with GraphMem.open(settings) as memory:
+        owners = [arguments.owner] if arguments.owner is not None else memory.owners()
+        for name in owners:
+            health = memory.health(name, at=arguments.at)
+            if arguments.json:
+                print(health.model_dump_json(), file=out)
+            else:
+                print_health(health, out)
+            if health.counts.total == 0:
+                say_unknown_owner(name, out)
+    if not arguments.json:
+        print(
+            'Browser: the query "graphmem health: ROW" of browser/queries.cypher shows the nodes'
+            " of a row",
+            file=out,
+        )
+
+
+def run_profile(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print the owner's profile: a line per fact, conjecture and open event (or JSON)."""
+    owner = arguments.owner
+    with GraphMem.open(settings) as memory:
+        profile = memory.profile(owner, at=arguments.at)
+        known = profile.facts or profile.conjectures or profile.events
+        nothing_stored = not known and memory.statistics(owner).total == 0
+    if arguments.json:
+        print(profile.model_dump_json(), file=out)
+    else:
+        print(f"profile of {profile.owner} at {profile.at.isoformat()}:", file=out)
+        for line in profile.lines():
+            print(f"  {line}", file=out)
+        print(
+            f"  ({counted(len(profile.facts), 'fact')},"
+            f" {counted(len(profile.conjectures), 'conjecture')},"
+            f" {counted(len(profile.events), 'open event')},"
+            f" {counted(profile.causal_rules, 'causal rule')})",
+            file=out,
+        )
+    if nothing_stored:
+        say_unknown_owner(owner, out)
+
+
+def run_turns(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print one session's turns in order: place, time, speaker, message id and text (or JSON)."""
+    owner, session = arguments.owner, arguments.session
+    with GraphMem.open(settings) as memory:
+        turns = memory.turns(owner, session=session, last=arguments.last)
+    if arguments.json:
+        print(json.dumps([turn.model_dump(mode="json") for turn in turns]), file=out)
+        return
+    for turn in turns:
+        when = turn.created_at.strftime("%Y-%m-%d %H:%M")
+        text = " ".join(turn.text.split())
+        print(f"{turn.position:>5}  {when}  [{turn.id}] {turn.speaker}: {text}", file=out)
+    if not turns:
+        print(f"{owner} has no turns in session {session!r}", file=out)

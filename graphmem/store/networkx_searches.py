@@ -1,0 +1,345 @@
+"""The embedded store's searches of its indexed graph: by embedding, by content term, nearby.
+
+Each reads the graph as it is (the store holds its lock around the call); the memories found
+come without their embeddings, each with its similarity to the query's embedding.
+"""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from graphmem.mechanisms.attention import NodeRef
+from graphmem.model import Embedding, Link, LinkType, Memory, Tier
+from graphmem.similarity import inner_products
+from graphmem.store.base import (
+    ANY_MEMORY,
+    SEARCHED_KINDS,
+    EvokedCue,
+    MemoryFilter,
+    Neighbourhood,
+    SimilarMemory,
+    searched_terms,
+    term_rarity,
+)
+from graphmem.store.networkx_graph import FloatArray, IndexedGraph, NodeKey
+
+
+def searchable(memory: Memory) -> bool:
+    """Whether searches find the memory: of SEARCHED_KINDS (not a summary, not a fact)."""
+    return memory.kind in SEARCHED_KINDS
+
+
+def working_memories(
+    graph: IndexedGraph, owner: str, embeddings: Sequence[Embedding], size: int
+) -> list[list[SimilarMemory]]:
+    """For each embedding, the owner's `size` hot memories most similar to it (no turns).
+
+    The working memory in whose light a new item is labelled; one search for many items.
+    """
+    hot = [
+        node
+        for node in graph.nodes(owner, "Memory")
+        if isinstance(node, Memory) and node.tier == Tier.HOT and searchable(node)
+    ]
+    if not hot or not embeddings:
+        return [[] for _ in embeddings]
+    found = []
+    for row in _similarity_matrix(graph, hot, embeddings):
+        top: Iterable[int] = range(len(hot))
+        if len(hot) > size:  # the size best and every tie of the last, found by numpy
+            top = np.flatnonzero(row >= np.partition(row, -size)[-size]).tolist()
+        ranked = sorted(top, key=lambda index: (-row[index], hot[index].id))[:size]
+        found.append(
+            [
+                SimilarMemory(
+                    memory=graph.searched(hot[index])[1],
+                    similarity=float(row[index]),
+                    turns=[],
+                )
+                for index in ranked
+            ]
+        )
+    return found
+
+
+def similar_memories(
+    graph: IndexedGraph,
+    owner: str,
+    embedding: Embedding,
+    limit: int,
+    *,
+    deepest: Tier,
+    shallowest: Tier,
+    at_least: float | None,
+    where: MemoryFilter,
+) -> list[SimilarMemory]:
+    """The owner's memories in tiers `shallowest` to `deepest` most similar to an embedding.
+
+    With `at_least`, only those whose similarity is at least that: a recall reading deeper
+    tiers asks for no memory less similar than the worst of the `limit` it holds already.
+    Only memories `where` admits are found.
+    """
+    found_by = _searchable_by(graph, where)
+    memories = [
+        node
+        for node in graph.nodes(owner, "Memory")
+        if isinstance(node, Memory) and shallowest <= node.tier <= deepest and found_by(node)
+    ]
+    ranked = sorted(
+        (
+            (similarity, memory)
+            for similarity, memory in zip(
+                _similarities(graph, memories, embedding), memories, strict=True
+            )
+            if at_least is None or similarity >= at_least
+        ),
+        key=lambda pair: (-pair[0], pair[1].id),
+    )[:limit]
+    return [_found(graph, memory, similarity) for similarity, memory in ranked]
+
+
+def memories_mentioning(
+    graph: IndexedGraph,
+    owner: str,
+    terms: Mapping[str, float],
+    embedding: Embedding,
+    limit: int,
+    *,
+    deepest: Tier,
+    where: MemoryFilter,
+) -> list[SimilarMemory]:
+    """The owner's memories down to `deepest` best matching these weighted content terms.
+
+    Terms are those of graphmem.terms, each with the query's weight for it; each memory
+    comes with its similarity to the embedding. Ranked by the sum, over the terms a memory
+    holds, of weight times the term's rarity among all the owner's memories (term_rarity);
+    ties by similarity, then id, so that the owner's name (in every id) decides nothing.
+    Only the first MAX_SEARCH_TERMS terms are searched; only memories `where` admits found.
+    """
+    searched = searched_terms(terms)
+    found_by = _searchable_by(graph, where)
+    index = graph.mentions.get(owner, {})
+    memories = len(graph.ids.get((owner, "Memory"), {}))
+    matched: dict[str, float] = {}
+    for term, weight in sorted(searched.items()):  # one order, so sums are the same
+        holding = index.get(term, set())
+        value = weight * term_rarity(len(holding), memories)
+        for memory_id in holding:
+            matched[memory_id] = matched.get(memory_id, 0.0) + value
+    found = [
+        memory
+        for memory_id in matched
+        if isinstance(memory := graph.node(owner, "Memory", memory_id), Memory)
+        and memory.tier <= deepest
+        and found_by(memory)
+    ]
+    # Similarity only decides among equal matches: read it for those that can make the cut,
+    # not for every memory holding a common word.
+    ranked = sorted(found, key=lambda memory: -matched[memory.id])
+    floor = matched[ranked[limit - 1].id] if len(ranked) > limit else 0.0
+    contenders = [memory for memory in ranked if matched[memory.id] >= floor]
+    similarity: dict[str, float] = {}
+    _measure(graph, contenders, embedding, similarity)
+    best = sorted(
+        contenders,
+        key=lambda memory: (-matched[memory.id], -similarity[memory.id], memory.id),
+    )
+    return [_found(graph, memory, similarity[memory.id]) for memory in best[:limit]]
+
+
+def neighbourhood(
+    graph: IndexedGraph,
+    owner: str,
+    ids: Sequence[str],
+    embedding: Embedding,
+    *,
+    window: int,
+    links: int,
+    deepest: Tier,
+    known: Sequence[str],
+    evoked: Sequence[str],
+    where: MemoryFilter,
+) -> Neighbourhood:
+    """Memories next to the given ones, where association spreads relevance, and the edges.
+
+    Those FROM the turns within `window` positions of theirs in the same session, and
+    the `links` most strongly linked to each by RELATED, CAUSES or PART_OF either way, or
+    through an event both are PART_OF (strength 1; ties by similarity to the embedding,
+    then id), and the `links` cues of each `evoked` impression (by id) that gave it the
+    most belief (ties: the latest, then id; cues stored without their belief left out); in
+    tiers down to `deepest`; each with its similarity to the embedding; the given and the
+    `known` ones left out. With them, the edges among the given, known and found memories,
+    and those cues, known ones included (one read for all). Only memories `where` admits
+    are found, as neighbours or cues.
+    """
+    found_by = _searchable_by(graph, where)
+    given = set(ids)
+    found: dict[str, Memory] = {}
+    similarity: dict[str, float] = {}  # to the embedding, each memory's read once
+    for memory_id in dict.fromkeys(ids):
+        memory = graph.node(owner, "Memory", memory_id)
+        if not isinstance(memory, Memory):
+            continue
+        for turn in graph.turns_of(memory):
+            assert turn.position is not None
+            session = graph.sessions[(owner, turn.session)]
+            low = max(turn.position - window, 0)
+            for turn_id in session[low : turn.position + window + 1]:
+                for other in graph.memories_from(owner, turn_id):
+                    found.setdefault(other.id, other)
+        strongest: dict[str, tuple[float, Memory]] = {}
+        for (other_id, label), weight in _linked(graph, owner, memory_id):
+            linked = graph.node(owner, label, other_id)
+            if (
+                isinstance(linked, Memory)
+                and linked.id not in given
+                and linked.tier <= deepest
+                and found_by(linked)
+                and weight > strongest.get(linked.id, (-1.0, linked))[0]
+            ):
+                strongest[linked.id] = (weight, linked)
+        candidates = [linked for _weight, linked in strongest.values()]
+        _measure(graph, candidates, embedding, similarity)
+        ranked = sorted(
+            strongest.values(),
+            key=lambda pair: (-pair[0], -similarity[pair[1].id], pair[1].id),
+        )
+        for _weight, linked in ranked[:links]:
+            found.setdefault(linked.id, linked)
+    cues = _strongest_cues(graph, owner, evoked, limit=links, deepest=deepest, found_by=found_by)
+    for cue in cues:
+        memory = graph.node(owner, "Memory", cue.memory)
+        if isinstance(memory, Memory) and memory.id not in given:
+            found.setdefault(memory.id, memory)
+    left_out = given.union(known)
+    memories = sorted(
+        (
+            memory
+            for memory in found.values()
+            if memory.id not in left_out and memory.tier <= deepest and found_by(memory)
+        ),
+        key=lambda memory: memory.id,
+    )
+    _measure(graph, memories, embedding, similarity)
+    return Neighbourhood(
+        memories=[_found(graph, memory, similarity[memory.id]) for memory in memories],
+        links=_links_among(graph, owner, left_out.union(memory.id for memory in memories)),
+        cues=cues,
+    )
+
+
+def _strongest_cues(
+    graph: IndexedGraph,
+    owner: str,
+    evoked: Sequence[str],
+    *,
+    limit: int,
+    deepest: Tier,
+    found_by: Callable[[Memory], bool],
+) -> list[EvokedCue]:
+    """The `limit` cues of each impression that gave it the most belief, in tiers to `deepest`.
+
+    Only memories that `found_by` finds are cues.
+
+    Ties go to the latest cue, then the smaller id; cues without their belief are left out.
+    """
+    cues = []
+    for impression_id in dict.fromkeys(evoked):
+        key: NodeKey = (owner, "Impression", impression_id)
+        if key not in graph:
+            continue
+        impression = graph.at(key).model_copy(update={"embedding": []})
+        held: list[tuple[float, Memory]] = []
+        for _source, target, edge_type, link in graph.outgoing(key):
+            memory = graph.at(target)
+            if (
+                edge_type == LinkType.INFERRED_FROM.value
+                and link.belief is not None
+                and memory.tier <= deepest
+                and found_by(memory)
+            ):
+                held.append((link.belief, memory))
+        held.sort(key=lambda pair: (-pair[0], -pair[1].created_at.timestamp(), pair[1].id))
+        cues += [
+            EvokedCue(impression=impression, memory=memory.id, belief=belief)
+            for belief, memory in held[:limit]
+        ]
+    return sorted(cues, key=lambda cue: (cue.impression.id, cue.memory))
+
+
+def _searchable_by(graph: IndexedGraph, where: MemoryFilter) -> Callable[[Memory], bool]:
+    """Whether a search that `where` filters finds a memory (searchable, and admitted)."""
+    if where == ANY_MEMORY:
+        return searchable
+    return lambda memory: searchable(memory) and where.admits(memory, graph.turns_of)
+
+
+def _links_among(graph: IndexedGraph, owner: str, ids: set[str]) -> list[Link]:
+    """The edges between the given memories, ordered by type, source and target."""
+    keys = {(owner, "Memory", memory_id) for memory_id in ids}
+    links: list[Link] = [
+        link
+        for key in keys
+        if key in graph
+        for _source, target, _edge_type, link in graph.outgoing(key)
+        if target in keys
+    ]
+    return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
+
+
+def _linked(graph: IndexedGraph, owner: str, memory_id: str) -> list[tuple[NodeRef, float]]:
+    """A memory's neighbours along wake-up edges, and its event mates (strength 1)."""
+    neighbours = graph.wake_neighbours(owner, (memory_id, "Memory"))
+    mates = [
+        ((source[2], source[1]), 1.0)
+        for (event_id, label), _weight in neighbours
+        if label == "Event"
+        for source, _target, edge_type, _link in graph.incoming((owner, "Event", event_id))
+        if edge_type == LinkType.PART_OF.value and source[2] != memory_id
+    ]
+    return neighbours + mates
+
+
+def _measure(
+    graph: IndexedGraph,
+    memories: Sequence[Memory],
+    embedding: Embedding,
+    similarity: dict[str, float],
+) -> None:
+    """Add to `similarity` each memory's similarity to the embedding that it lacks."""
+    unmeasured = [memory for memory in memories if memory.id not in similarity]
+    similarity.update(
+        zip(
+            (memory.id for memory in unmeasured),
+            _similarities(graph, unmeasured, embedding),
+            strict=True,
+        )
+    )
+
+
+def _similarities(
+    graph: IndexedGraph, memories: Sequence[Memory], embedding: Embedding
+) -> list[float]:
+    """The cosine similarity of each stored memory's embedding to an embedding."""
+    if not memories:
+        return []
+    similarities: list[float] = _similarity_matrix(graph, memories, [embedding])[0].tolist()
+    return similarities
+
+
+def _similarity_matrix(
+    graph: IndexedGraph, memories: Sequence[Memory], embeddings: Sequence[Embedding]
+) -> FloatArray:
+    """For each embedding (a row), the cosine similarity of each stored memory's to it."""
+    matrix = np.stack([graph.searched(memory)[0] for memory in memories])
+    queries = np.array(embeddings, dtype=np.float64)
+    norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
+    similarities: FloatArray = inner_products(queries, matrix) / np.where(norms == 0.0, 1.0, norms)
+    return similarities
+
+
+def _found(graph: IndexedGraph, memory: Memory, similarity: float) -> SimilarMemory:
+    """A search result: the memory without its embedding, its similarity and its turns."""
+    return SimilarMemory(
+        memory=graph.searched(memory)[1], similarity=similarity, turns=graph.turns_of(memory)
+    )
