@@ -78,7 +78,7 @@ from graphmem.cognition import offline
 from graphmem.contract import Recall
 from graphmem.errors import GraphMemError
 from graphmem.memory import GraphMem
-from graphmem.server import LISTENING
+from graphmem.serving import LISTENING
 
 T = TypeVar("T")
 Item = dict[str, Any]

@@ -27,6 +27,7 @@ from typing import Any, Self, TypeVar
 from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
 from graphmem.contract import (
+    LEASE,
     Forgotten,
     GraphCounts,
     Health,
@@ -48,7 +49,6 @@ from graphmem.embedding import Embedder
 from graphmem.keys import ApiKey
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
-from graphmem.nightly import LEASE
 from graphmem.telemetry import Telemetry
 
 T = TypeVar("T")

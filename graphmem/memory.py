@@ -16,8 +16,8 @@ from typing import Any, Self
 
 from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
-from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
 from graphmem.contract import (
+    LEASE,
     Forgotten,
     GraphCounts,
     Health,
@@ -35,6 +35,7 @@ from graphmem.contract import (
     SleepReport,
     StoreTraffic,
 )
+from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.health import health_report
@@ -53,7 +54,7 @@ from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Turn, check_identifier, check_owner, check_session
-from graphmem.nightly import LEASE, NightlyJob, check_options
+from graphmem.nightly import NightlyJob, check_options
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import open_parts, wire_pipelines
 from graphmem.recall_pipeline import Budget

@@ -22,17 +22,21 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from graphmem.contract import NightProgress, NightReport, OwnerNight, SleepProgress, SleepReport
+from graphmem.contract import (
+    LEASE,
+    MIN_LEASE,
+    NightProgress,
+    NightReport,
+    OwnerNight,
+    SleepProgress,
+    SleepReport,
+)
 from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.store.base import OwnerClaim, Store
 from graphmem.telemetry import Telemetry
 
 log = logging.getLogger("graphmem")
 
-LEASE = timedelta(minutes=5)
-"""How long a claim on an owner holds without renewal: a dead worker's owners wait this long."""
-MIN_LEASE = timedelta(seconds=1)
-"""The shortest lease a job takes: renewed every third of it, a shorter one is all renewal."""
 
 OwnerJob = Callable[[str, Callable[[SleepProgress], None]], SleepReport]
 """The sleep job for one owner, telling its progress: GraphMem.consolidate."""

@@ -19,10 +19,10 @@ import graphmem.server
 from graphmem.cli import ExitStatus
 from graphmem.config import Settings
 from graphmem.errors import InvalidInputError
+from graphmem.gate import Limits
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
 from graphmem.results import Health, OwnerGraph, Profile
-from graphmem.server import Limits
 from graphmem.testing import scripted_openai_server
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked

@@ -61,6 +61,7 @@ from pydantic import BaseModel
 from graphmem.contract import MAX_RECALL, OwnerGraph
 from graphmem.embedding import CachedEmbedder
 from graphmem.errors import GraphMemError
+from graphmem.gate import Limits
 from graphmem.ids import observation_id
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.beliefs import BeliefPolicy
@@ -78,10 +79,10 @@ from graphmem.model import (
     Turn,
     check_owner,
 )
-from graphmem.server import LISTENING, Limits
 from graphmem.server import keys as key_routes
 from graphmem.server import owners as owner_routes
 from graphmem.server import service as service_routes
+from graphmem.serving import LISTENING
 from graphmem.store.base import Store
 from graphmem.store.neo4j import ATTENTION_PROPERTIES, Neo4jStore, indexed_terms
 from graphmem.store.networkx import NetworkXStore

@@ -23,10 +23,10 @@ from mcp.types import CallToolResult, InitializeResult
 
 from graphmem import __version__
 from graphmem.client import GraphMemClient
+from graphmem.gate import MAX_BUCKETS, Limits, RateLimiter
 from graphmem.keys import new_key
 from graphmem.mcp_server import MemoryTools
 from graphmem.memory import GraphMem
-from graphmem.server import MAX_BUCKETS, Limits, RateLimiter
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import free_port

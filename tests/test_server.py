@@ -36,8 +36,8 @@ from graphmem.integrations.langchain import GraphMemMiddleware
 from graphmem.integrations.openai_agents import GraphMemSession, memory_tools
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
-from graphmem.server import LISTENING
 from graphmem.server import owners as owner_routes
+from graphmem.serving import LISTENING
 from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 
 from .conftest import ROOT, Neo4jServer, clean_env, free_port

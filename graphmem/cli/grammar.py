@@ -1,9 +1,9 @@
 """The `graphmem` command line's grammar: its commands and their flags, shared ones as parents.
 
 `parser()` builds it from the flags that several commands share (`SharedFlags`) and an `add_*`
-a group of commands, in the order `graphmem --help` lists them; `add_recall_options` holds the
-recall's own options. A command's name is its key in the dispatch table (graphmem.cli.COMMANDS):
-the actions of `keys` set theirs, "keys create" and the others.
+a group of commands, in the order `graphmem --help` lists them; the recall's options are the
+contract's fields (graphmem.cli.options). A command's name is its key in the dispatch table
+(graphmem.cli.COMMANDS): the actions of `keys` set theirs, "keys create" and the others.
 """
 
 import argparse
@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import TypeAlias
 
 from graphmem import __version__
+from graphmem.cli.options import add_options
 from graphmem.cli.times import AT_EXAMPLE, moment
 from graphmem.config import user_store_file
+from graphmem.contract import LEASE, RecallQuestion
 from graphmem.demo import default_language
 from graphmem.demo_story import LANGUAGES
 from graphmem.memory import OBSERVE_CHUNK
-from graphmem.nightly import LEASE
-from graphmem.results import SEARCHED_KINDS
-from graphmem.scoring import PRESETS
 
 SERVE_PORT = 8420
 """The port `graphmem serve` listens on unless --port says otherwise."""
@@ -208,42 +207,8 @@ def add_recall(commands: Commands, shared: SharedFlags) -> None:
         help="a question, or the recent conversation, one turn a line ('speaker: text'), the"
         " latest last; '-' reads it from standard input",
     )
-    add_recall_options(recall)
+    add_options(recall, RecallQuestion)  # the time it recalls at is the shared --at
     recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
-
-
-def add_recall_options(recall: argparse.ArgumentParser) -> None:
-    """Add the recall's options: how many, how deep, how scored, how long, and its filters.
-
-    The time it recalls at (--at) comes with `SharedFlags.timed`.
-    """
-    recall.add_argument(
-        "-k", type=int, help="memories to return at most (default 10; 100 with --max-tokens)"
-    )
-    recall.add_argument("--motivation", type=float, help="0-10 (default: the query's label)")
-    recall.add_argument("--weights", choices=sorted(PRESETS), default="balanced")
-    recall.add_argument("--peek", action="store_true", help="read without waking anything")
-    recall.add_argument("--budget", type=float, help="seconds before it skips steps (default 5)")
-    recall.add_argument(
-        "--max-tokens", type=int, help="keep what fits this many tokens of the rendered context"
-    )
-    recall.add_argument(
-        "--session", action="append", help="only memories from this session (repeatable)"
-    )
-    recall.add_argument(
-        "--speaker", action="append", help="only memories said by this speaker (repeatable)"
-    )
-    recall.add_argument("--since", type=moment, help="only memories made at or after this time")
-    recall.add_argument("--until", type=moment, help="only memories made before this time")
-    recall.add_argument(
-        "--kind",
-        action="append",
-        choices=[kind.value for kind in SEARCHED_KINDS],
-        help="only memories of this kind (repeatable)",
-    )
-    recall.add_argument(
-        "--min-belief", type=float, help="only memories holding a belief of at least this, or none"
-    )
 
 
 def add_consolidate(commands: Commands, shared: SharedFlags) -> None:
@@ -411,7 +376,7 @@ def add_servers(commands: Commands, shared: SharedFlags) -> None:
 def add_serve(commands: Commands, shared: SharedFlags) -> None:
     """Add the serve command: where it listens, how many verbs run at once, and its limits.
 
-    A limit's flag defaults to None, which leaves the limit to graphmem.server.Limits (not
+    A limit's flag defaults to None, which leaves the limit to graphmem.gate.Limits (not
     imported here: it loads FastAPI); the help states Limits' defaults, and a test holds it to
     them (tests/test_cli.py).
     """

@@ -5,6 +5,7 @@ import json
 import sys
 from typing import TextIO
 
+from graphmem.cli.options import options_given
 from graphmem.cli.printers import (
     counted,
     print_counts,
@@ -13,6 +14,7 @@ from graphmem.cli.printers import (
     say_unknown_owner,
 )
 from graphmem.config import Settings
+from graphmem.contract import RecallQuestion
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import check_text
@@ -23,23 +25,8 @@ def run_recall(settings: Settings, arguments: argparse.Namespace, out: TextIO) -
     owner = arguments.owner
     query = checked_query(sys.stdin.read() if arguments.query == "-" else arguments.query)
     with GraphMem.open(settings) as memory:
-        recall = memory.recall(
-            owner,
-            query,
-            k=arguments.k,
-            motivation=arguments.motivation,
-            weights=arguments.weights,
-            peek=arguments.peek,
-            at=arguments.at,
-            budget_seconds=arguments.budget,
-            max_tokens=arguments.max_tokens,
-            sessions=arguments.session,
-            speakers=arguments.speaker,
-            since=arguments.since,
-            until=arguments.until,
-            kinds=arguments.kind,
-            min_belief=arguments.min_belief,
-        )
+        options = options_given(arguments, RecallQuestion)
+        recall = memory.recall(owner, query, at=arguments.at, **options)
         nothing_stored = not recall.memories and memory.statistics(owner).total == 0
     if arguments.json:
         print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)

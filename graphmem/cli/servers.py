@@ -38,9 +38,8 @@ def run_mcp(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> N
 
 def run_serve(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
     """Serve the memory over HTTP until stopped, with the server's own limits where no flag is."""
-    from graphmem.server import (  # noqa: PLC0415 (its extra may be missing)
-        Limits,
-        Perimeter,
+    from graphmem.gate import Limits, Perimeter  # noqa: PLC0415 (its extra may be missing)
+    from graphmem.server import (  # noqa: PLC0415
         serve,
     )
 

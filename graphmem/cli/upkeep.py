@@ -8,9 +8,9 @@ from typing import TextIO
 from graphmem.cli.printers import counted, say_unknown_owner
 from graphmem.cli.progress import SleepProgressPrinter
 from graphmem.config import Settings
+from graphmem.contract import LEASE
 from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.nightly import LEASE
 
 
 def run_consolidate(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:

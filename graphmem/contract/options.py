@@ -7,7 +7,7 @@ field it does not know (`extra="forbid"`), NaN and Infinity, and a time no store
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Self, TypeVar
 
 from pydantic import (
@@ -44,6 +44,10 @@ MAX_INTEGER = 2**63 - 1
 """The largest whole number a store keeps (Neo4j's are 64-bit)."""
 TIME_EXAMPLE = "2026-12-07T09:30:00+00:00"
 """A time as a face gives one, for the errors that ask for one."""
+LEASE = timedelta(minutes=5)
+"""How long a claim on an owner holds without renewal: a dead worker's owners wait this long."""
+MIN_LEASE = timedelta(seconds=1)
+"""The shortest lease a job takes: renewed every third of it, a shorter one is all renewal."""
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
 OPTIONS = ConfigDict(extra="forbid", allow_inf_nan=False)
 """Every options model's: an unknown field, NaN or Infinity is refused, naming the field."""
