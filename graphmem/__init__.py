@@ -1,8 +1,8 @@
 """graphmem: long-term memory for conversational agents, kept as a graph (Neo4j or in process).
 
-`GraphMem` and `Settings` are imported when first asked for, so that `import graphmem.client`
-(an HTTP client) loads the contract, the errors and the model, and nothing of a store or of the
-embedder.
+`GraphMem`, `Settings` and `to_networkx` (a recall as a networkx graph) are imported when first
+asked for, so that `import graphmem.client` (an HTTP client) loads the contract, the errors and
+the model, and nothing of a store or of the embedder.
 """
 
 import importlib
@@ -49,8 +49,13 @@ from graphmem.model import (
 if TYPE_CHECKING:
     from graphmem.config import Settings
     from graphmem.memory import GraphMem
+    from graphmem.store.networkx_graph import to_networkx
 
-LAZY = {"GraphMem": "graphmem.memory", "Settings": "graphmem.config"}
+LAZY = {
+    "GraphMem": "graphmem.memory",
+    "Settings": "graphmem.config",
+    "to_networkx": "graphmem.store.networkx_graph",
+}
 """The names imported when first asked for, and their modules."""
 
 __version__ = "0.2.0"
@@ -90,11 +95,12 @@ __all__ = [
     "StoreUnavailableError",
     "Tier",
     "Turn",
+    "to_networkx",
 ]
 
 
 def __getattr__(name: str) -> object:
-    """GraphMem and Settings, imported from their modules when first asked for (LAZY)."""
+    """GraphMem, Settings and to_networkx, imported from their modules when first asked for."""
     if name in LAZY:
         return getattr(importlib.import_module(LAZY[name]), name)
     raise AttributeError(f"module 'graphmem' has no attribute {name!r}")

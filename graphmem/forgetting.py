@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from graphmem.cognition.base import Cognition, DialogueDigest, EventTag
+from graphmem.contract import Forgotten
 from graphmem.embedding import CachedEmbedder, Embedder
 from graphmem.errors import ConflictError
 from graphmem.ids import conjecture_id, observation_id
@@ -30,17 +31,10 @@ from graphmem.mechanisms.events import first_storyline, merge_development
 from graphmem.mechanisms.impressions import ImpressionPolicy, conjecture_memory, replayed
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Event, Link, LinkType, Memory, MemoryKind, Node, Turn
-from graphmem.results import Forgotten
 from graphmem.sleep import dialogue, news
-from graphmem.store.base import (
-    EventTrail,
-    Forgetting,
-    ImpressionTrail,
-    Provenance,
-    Sourced,
-    Store,
-    UpdateTrail,
-)
+from graphmem.store.base import Store
+from graphmem.store.changes import Forgetting
+from graphmem.store.findings import EventTrail, ImpressionTrail, Provenance, Sourced, UpdateTrail
 
 FORGET_ATTEMPTS = 5
 """How often `forget_message` works its change out again when the graph changed meanwhile."""

@@ -47,7 +47,9 @@ from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Turn, check_text
 from graphmem.similarity import inner_products
 from graphmem.sleep import AWAITING_BATCH, Sleep
-from graphmem.store.base import Derivation, Impressed, SimilarMemory, Store
+from graphmem.store.base import Store
+from graphmem.store.changes import Derivation, Impressed
+from graphmem.store.findings import SimilarMemory
 
 PENDING_PER_OBSERVE = 3
 """How many older pending turns an observe call derives after its own, when the model answers."""

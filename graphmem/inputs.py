@@ -15,10 +15,13 @@ from pydantic import ValidationError
 
 from graphmem.contract import OwnerGraph, QueryTurn
 from graphmem.errors import InvalidInputError, validation_problems
-from graphmem.model import EARLIEST as EARLIEST  # server.py's, until it takes the contract's
-from graphmem.model import LATEST as LATEST
-from graphmem.model import MAX_TEXT_CHARS, Turn, aware, check_speaker, check_text
-from graphmem.model import keepable as keepable
+from graphmem.model import (
+    MAX_TEXT_CHARS,
+    Turn,
+    aware,
+    check_speaker,
+    check_text,
+)
 from graphmem.scoring import Query
 
 OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}

@@ -17,9 +17,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from graphmem.contract import PREFIX_ENDS as PREFIX_ENDS  # noqa: PLC0414 (until importers move)
-from graphmem.contract import KeyInfo as KeyInfo  # noqa: PLC0414 (until importers move)
-from graphmem.contract import NewKey as NewKey  # noqa: PLC0414 (until importers move)
+from graphmem.contract import PREFIX_ENDS, KeyInfo
 from graphmem.errors import InvalidInputError
 from graphmem.model import check_owner
 

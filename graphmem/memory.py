@@ -35,7 +35,6 @@ from graphmem.contract import (
     SleepReport,
     StoreTraffic,
 )
-from graphmem.contract import MAX_RECALL as MAX_RECALL  # noqa: PLC0414 (until importers move)
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.health import health_report

@@ -32,7 +32,8 @@ from graphmem.contract import (
     SleepReport,
 )
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.store.base import OwnerClaim, Store
+from graphmem.store.base import Store
+from graphmem.store.findings import OwnerClaim
 from graphmem.telemetry import Telemetry
 
 log = logging.getLogger("graphmem")

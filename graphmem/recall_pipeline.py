@@ -48,7 +48,8 @@ from graphmem.mechanisms.profile import ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
 from graphmem.scoring import FOCUS_SHARE, QUERY_EMBEDDING_CHARS, Query, RecallPolicy, score
-from graphmem.store.base import EvokedCue, Neighbourhood, SimilarMemory, Store
+from graphmem.store.base import Store
+from graphmem.store.findings import EvokedCue, Neighbourhood, SimilarMemory
 
 log = logging.getLogger("graphmem")
 

@@ -31,23 +31,14 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.contract import (
-    DEFAULT_PRESET as DEFAULT_PRESET,
-)
-from graphmem.contract import (
-    PRESETS as PRESETS,
-)
-from graphmem.contract import (
-    Components as Components,
-)
-from graphmem.contract import (
-    QueryTurn as QueryTurn,
-)
-from graphmem.contract import (
-    Weights as Weights,
+    Components,
+    QueryTurn,
+    Weights,
 )
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.model import Link, LinkType, Memory, Turn, is_agent
-from graphmem.store.base import SimilarMemory, term_rarity
+from graphmem.store.findings import SimilarMemory
+from graphmem.store.rules import term_rarity
 from graphmem.terms import terms
 from graphmem.timespans import Timespan, named_timespans, time_match
 

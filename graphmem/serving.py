@@ -29,8 +29,8 @@ except ModuleNotFoundError as missing:
     ) from None
 
 from graphmem.config import Settings
+from graphmem.contract import PREFIX_ENDS
 from graphmem.gate import LOOPBACK
-from graphmem.keys import PREFIX_ENDS
 from graphmem.memory import GraphMem
 
 log = logging.getLogger("graphmem.server")  # graphmem serve's log, whichever module writes

@@ -26,6 +26,7 @@ from graphmem.cognition.base import (
     OlderFact,
     StatedFact,
 )
+from graphmem.contract import SleepProgress, SleepReport
 from graphmem.embedding import Embedder
 from graphmem.errors import ModelOutputError, ModelTooLongError
 from graphmem.ids import event_id, fact_id, observation_id, summary_id
@@ -40,8 +41,8 @@ from graphmem.mechanisms.events import (
 )
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Event, Memory, MemoryKind, Turn
-from graphmem.results import SleepProgress, SleepReport
-from graphmem.store.base import EventChange, FactChange, Store, SummaryChange
+from graphmem.store.base import Store
+from graphmem.store.changes import EventChange, FactChange, SummaryChange
 
 log = logging.getLogger("graphmem")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.model import Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation
+from graphmem.store.changes import Derivation
 from graphmem.store.networkx import NetworkXStore
 
 START = datetime(2026, 1, 1, tzinfo=UTC)

@@ -74,7 +74,7 @@ def import_graph() -> dict[str, set[str]]:
     files = {module_name(path): path for path in PACKAGE.rglob("*.py")}
     graph = {}
     for name, path in files.items():
-        loaded = set()
+        loaded: set[str] = set()
         for imported in imports(path) & set(files):
             parts = imported.split(".")
             loaded.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
@@ -83,7 +83,9 @@ def import_graph() -> dict[str, set[str]]:
     return graph
 
 
-def reach(graph: dict[str, set[str]], start: str, through: set[str] = frozenset()) -> set[str]:
+def reach(
+    graph: dict[str, set[str]], start: str, through: frozenset[str] | set[str] = frozenset()
+) -> set[str]:
     """The modules `start` loads through any chain of imports, not following those `through`."""
     seen: set[str] = set()
     waiting = [start]

@@ -10,7 +10,8 @@ from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Attention, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, Store
+from graphmem.store.base import Store
+from graphmem.store.changes import Derivation
 
 from .conftest import DIMENSIONS
 

@@ -18,11 +18,11 @@ import graphmem.memory
 import graphmem.server
 from graphmem.cli import ExitStatus
 from graphmem.config import Settings
+from graphmem.contract import Health, OwnerGraph, Profile
 from graphmem.errors import InvalidInputError
 from graphmem.gate import Limits
 from graphmem.memory import GraphMem
 from graphmem.model import Memory, Turn
-from graphmem.results import Health, OwnerGraph, Profile
 from graphmem.testing import scripted_openai_server
 
 from .conftest import ROOT, Neo4jServer, clean_env, run_forked

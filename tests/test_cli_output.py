@@ -11,10 +11,10 @@ import pytest
 
 from graphmem.cli.printers import print_counts, provenance_text
 from graphmem.config import Settings
+from graphmem.contract import GraphCounts
 from graphmem.mcp_server import MemoryTools
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS
-from graphmem.results import GraphCounts
 
 from .conftest import clean_env, run_forked
 

@@ -195,5 +195,5 @@ def test_a_budget_that_is_no_whole_number_above_0_is_refused_by_name(
 ) -> None:
     memory.observe(owner, "I adopted a cat.", message_id="m0", at=AT)
     with pytest.raises(InvalidInputError, match=r"^max_tokens: Input should be"):
-        memory.recall(owner, "cat?", max_tokens=max_tokens)  # type: ignore[arg-type]
+        memory.recall(owner, "cat?", max_tokens=max_tokens)
     assert memory.statistics(owner).nodes["Memory"] == 1

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+import graphmem
 from graphmem.contract import Weights
 from graphmem.embedding import CachedEmbedder
 from graphmem.memory import GraphMem
@@ -286,7 +287,7 @@ def test_recall_returns_a_subgraph_with_links_text_and_networkx(
     assert (link.type, link.source, link.target) == ("RELATED", ids[story.milk], ids[story.allergy])
     rendered = recall.render().splitlines()
     assert rendered[-1] in ("[1] RELATED [2]", "[2] RELATED [1]")
-    graph = recall.to_networkx()
+    graph = graphmem.to_networkx(recall)
     assert graph.number_of_nodes() == 4  # two memories and their two turns
     assert sorted(key for _s, _t, key in graph.edges(keys=True)) == ["FROM", "FROM", "RELATED"]
     assert graph.nodes["Memory:" + ids[story.allergy]]["text"] == story.allergy

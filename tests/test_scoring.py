@@ -10,7 +10,7 @@ from graphmem.contract import PRESETS
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.model import Attention, Memory, MemoryKind, Tier, Turn
 from graphmem.scoring import Association, Query, Scored, score
-from graphmem.store.base import SimilarMemory
+from graphmem.store.findings import SimilarMemory
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 SPEAKERS = ["user", "assistant", "Tim"]

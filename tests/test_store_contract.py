@@ -14,16 +14,11 @@ from graphmem.mechanisms.attention import initial_attention
 from graphmem.mechanisms.impressions import conjecture_memory
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import (
-    MAX_SEARCH_TERMS,
-    Derivation,
-    Impressed,
-    SimilarMemory,
-    Store,
-    SummaryChange,
-    term_rarity,
-)
+from graphmem.store.base import Store
+from graphmem.store.changes import Derivation, Impressed, SummaryChange
+from graphmem.store.findings import SimilarMemory
 from graphmem.store.networkx import NetworkXStore
+from graphmem.store.rules import MAX_SEARCH_TERMS, term_rarity
 from graphmem.terms import terms
 
 from .conftest import DIMENSIONS, Neo4jServer

@@ -14,7 +14,9 @@ from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.memory import GraphMem
 from graphmem.model import Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, SimilarMemory, Store
+from graphmem.store.base import Store
+from graphmem.store.changes import Derivation
+from graphmem.store.findings import SimilarMemory
 from graphmem.terms import terms
 
 START = datetime(2026, 5, 1, 9, tzinfo=UTC)
@@ -162,7 +164,7 @@ def test_a_filter_that_cannot_hold_is_refused_by_name(
 ) -> None:
     memory.observe(owner, "I'm allergic to milk.", message_id="m1", at=START)
     with pytest.raises(InvalidInputError, match=re.escape(problem)):
-        memory.recall(owner, "milk", **filters)  # type: ignore[arg-type]
+        memory.recall(owner, "milk", **filters)
     assert memory.statistics(owner).nodes["Memory"] == 1
 
 

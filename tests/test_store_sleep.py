@@ -14,7 +14,8 @@ from graphmem.mechanisms.beliefs import AttentionChange, BeliefMove, BeliefPolic
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.memory import GraphMem
 from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
-from graphmem.store.base import Derivation, EventChange, Impressed, Store, SummaryChange
+from graphmem.store.base import Store
+from graphmem.store.changes import Derivation, EventChange, Impressed, SummaryChange
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer

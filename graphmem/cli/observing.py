@@ -10,10 +10,10 @@ from typing import Any, TextIO
 from graphmem.cli.printers import counted, print_observations
 from graphmem.cli.progress import ObserveProgressPrinter
 from graphmem.config import Settings
+from graphmem.contract import Observation
 from graphmem.errors import InvalidInputError
 from graphmem.file_formats import read_history, read_messages
 from graphmem.memory import GraphMem
-from graphmem.results import Observation
 
 
 def input_text(path: Path) -> str:

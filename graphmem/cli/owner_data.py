@@ -8,11 +8,10 @@ from typing import TextIO
 from graphmem.cli.observing import input_lines
 from graphmem.cli.printers import print_counts, unknown_owner_message
 from graphmem.config import Settings
-from graphmem.contract import export_records, read_export
+from graphmem.contract import OwnerGraph, Tombstone, export_records, read_export
 from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.memory import MAX_LOAD_ITEMS, GraphMem
 from graphmem.model import Link, Node, Turn
-from graphmem.results import OwnerGraph, Tombstone
 
 
 def run_export(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:

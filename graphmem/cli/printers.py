@@ -5,8 +5,7 @@ import sys
 from datetime import datetime
 from typing import TextIO
 
-from graphmem.model import LinkType
-from graphmem.results import (
+from graphmem.contract import (
     EvokedImpression,
     GraphCounts,
     Health,
@@ -14,6 +13,7 @@ from graphmem.results import (
     Recall,
     RecalledMemory,
 )
+from graphmem.model import LinkType
 
 BELIEF_BAR = 50
 """The length of the longest bar of the belief histogram (`stats`); the others are in proportion."""

@@ -4,7 +4,7 @@ import time
 from typing import TextIO
 
 from graphmem.cli.printers import counted
-from graphmem.results import NightProgress, NightReport, SleepProgress, SleepReport
+from graphmem.contract import NightProgress, NightReport, SleepProgress, SleepReport
 
 
 class ObserveProgressPrinter:

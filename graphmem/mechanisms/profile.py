@@ -18,19 +18,11 @@ from datetime import datetime, timedelta
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.contract import (
-    EarlierValue as EarlierValue,
-)
-from graphmem.contract import (
-    Profile as Profile,
-)
-from graphmem.contract import (
-    ProfileConjecture as ProfileConjecture,
-)
-from graphmem.contract import (
-    ProfileEvent as ProfileEvent,
-)
-from graphmem.contract import (
-    ProfileFact as ProfileFact,
+    EarlierValue,
+    Profile,
+    ProfileConjecture,
+    ProfileEvent,
+    ProfileFact,
 )
 from graphmem.mechanisms.events import is_open
 from graphmem.mechanisms.impressions import decayed_belief

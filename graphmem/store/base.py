@@ -1,365 +1,49 @@
 """The store protocol, in domain verbs; NetworkXStore and Neo4jStore implement it.
 
-One piece, though long: the protocol and the data its verbs take and give back are read
-together (each model is named in a verb's signature, and both stores must agree on it), so they
-stand in one module. In order: what a search may find (MemoryFilter); the data of the verbs,
-from searches and counts to what consolidation, summaries and forgetting write and an export
-holds; the rules both stores share (search terms' rarity, belief bins, the checks of what is
-written); and the protocol itself.
+What its verbs give back to a face is the contract's (graphmem.contract); what they find and
+take besides is in graphmem.store.findings and graphmem.store.changes, and the rules both
+stores keep alike in graphmem.store.rules.
 """
 
-import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-)
-
 from graphmem.contract import (
-    ANY_MEMORY as ANY_MEMORY,
+    ANY_MEMORY,
+    GraphCounts,
+    HealthCounts,
+    MemoryFilter,
+    OwnerGraph,
+    StoreTraffic,
+    Woken,
 )
-from graphmem.contract import (
-    SEARCHED_KINDS as SEARCHED_KINDS,
-)
-from graphmem.contract import (
-    GraphCounts as GraphCounts,
-)
-from graphmem.contract import (
-    HealthCounts as HealthCounts,
-)
-from graphmem.contract import (
-    MemoryFilter as MemoryFilter,
-)
-from graphmem.contract import (
-    OwnerGraph as OwnerGraph,
-)
-from graphmem.contract import (
-    StoreTraffic as StoreTraffic,
-)
-from graphmem.contract import (
-    Tombstone as Tombstone,
-)
-from graphmem.contract import (
-    Woken as Woken,
-)
-from graphmem.contract import (
-    parse_record as parse_record,
-)
-from graphmem.contract import (
-    tombstone_hash as tombstone_hash,
-)
-from graphmem.contract import (
-    tombstone_of as tombstone_of,
-)
-from graphmem.errors import InvalidInputError
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
-from graphmem.mechanisms.impressions import Cue, ImpressionPolicy
+from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfileSources
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
     Embedding,
     Event,
-    Impression,
     Link,
     Memory,
-    MemoryKind,
-    Moment,
-    Node,
     Tier,
     Turn,
 )
-
-
-class SimilarMemory(BaseModel):
-    """A memory found by similarity to a query, with the turns it came from (oldest first)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memory: Memory
-    similarity: float
-    turns: list[Turn]
-
-
-class EvokedCue(BaseModel):
-    """A memory an impression was inferred from, reached because a query evokes the impression."""
-
-    model_config = ConfigDict(frozen=True)
-
-    impression: Impression
-    """The impression as stored, without its embedding."""
-    memory: str
-    """The cue memory's id."""
-    belief: float
-    """The belief this cue gave the impression when it was said."""
-
-
-class Neighbourhood(BaseModel):
-    """Memories next to some given ones, and the edges among them all: a recall's subgraph."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memories: list[SimilarMemory]
-    """The neighbours found, by id; neither the given memories nor the known ones."""
-    links: list[Link]
-    """The edges among the given, known and found memories, by type, source and target."""
-    cues: list[EvokedCue] = []
-    """The cues of the evoked impressions, by impression and memory id."""
-
-
-class Impressed(BaseModel):
-    """A new impression of a statement, and the conjecture to make if it tips the belief over.
-
-    The impression carries the new cue's belief at `belief_at`; the store accumulates it on the
-    stored one (mechanisms.impressions). The conjecture is stored only when the accumulated
-    belief crosses the threshold, with that belief.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    impression: Impression
-    conjecture: Memory
-
-
-class Derivation(BaseModel):
-    """What one stored turn gave: its memories, edges among memories and its impressions."""
-
-    model_config = ConfigDict(frozen=True)
-
-    source: Turn
-    memories: list[Memory]
-    links: list[Link] = []
-    impressions: list[Impressed] = []
-
-    @property
-    def nodes(self) -> list[Node]:
-        """Every node it names: the turn, its memories, impressions and would-be conjectures."""
-        return [
-            self.source,
-            *self.memories,
-            *(item.impression for item in self.impressions),
-            *(item.conjecture for item in self.impressions),
-        ]
-
-
-class Cause(BaseModel):
-    """Causal knowledge of an owner: a CAUSES edge between two knowledge memories."""
-
-    model_config = ConfigDict(frozen=True)
-
-    cause: str
-    effect: str
-    sufficiency: float
-
-
-class EventChange(BaseModel):
-    """An event as a dialogue summary leaves it, and what joins it.
-
-    `event` is the new event or the new version of an open one (its storyline, title, last
-    update, timeliness and embedding replace the stored ones; its attention is kept).
-    `previous` is the event of the same category that a new one follows (NEXT from it).
-    `members` are memory ids that become PART_OF the event.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    event: Event
-    previous: str | None
-    members: list[str]
-
-
-class FactChange(BaseModel):
-    """A fact memory the sleep job read in a dialogue, and the turn it is FROM."""
-
-    model_config = ConfigDict(frozen=True)
-
-    fact: Memory
-    turn: str
-
-
-class OwnerClaim(BaseModel):
-    """What a worker found when it claimed an owner's nightly job (`Store.claim_owner`)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    claimed: bool
-    """The worker holds the owner's lease now (claimed or renewed)."""
-    holder: str | None
-    """The worker that holds the lease now, or None."""
-    until: datetime | None
-    """When the holder's lease lapses unless renewed."""
-    slept_at: datetime | None
-    """When the owner's last job ended (done or failed), and by which worker, with why if it
-    failed."""
-    slept_by: str | None
-    failure: str | None
-
-
-class SummaryChange(BaseModel):
-    """A dialogue summary memory, the turns it is FROM, the events it changed, its facts.
-
-    The events in order; the facts are those read in its dialogue.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    summary: Memory
-    turns: list[str]
-    events: list[EventChange]
-    facts: list[FactChange] = []
-
-    def nodes(self) -> list[Node]:
-        """The nodes it writes: the summary, its events, its facts."""
-        return [
-            self.summary,
-            *(change.event for change in self.events),
-            *(item.fact for item in self.facts),
-        ]
-
-
-class Sourced(BaseModel):
-    """A memory with every turn it came from, oldest first."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memory: Memory
-    turns: list[Turn]
-
-
-class ImpressionTrail(BaseModel):
-    """An impression with all its cues and the conjectures it made."""
-
-    model_config = ConfigDict(frozen=True)
-
-    impression: Impression
-    cues: list[Cue]
-    conjectures: list[Memory]
-
-
-class EventTrail(BaseModel):
-    """An event with what made it: its summaries with their turns, its members, its neighbours.
-
-    `developments` are the dialogue summaries PART_OF it, oldest first, each with the turns it
-    summarised; `members` every memory PART_OF it; `previous` and `following` the events of
-    its category joined to it by NEXT.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    event: Event
-    developments: list[Sourced]
-    members: list[str]
-    previous: list[str]
-    following: list[str]
-
-
-class UpdateTrail(BaseModel):
-    """A fact joined by UPDATES: the newer facts that update it (id, made at), those it updates."""
-
-    model_config = ConfigDict(frozen=True)
-
-    memory: Memory
-    newer: list[tuple[str, Moment]]
-    older: list[str]
-
-
-class Provenance(BaseModel):
-    """What was derived from one turn: all that forgetting it must delete or derive again.
-
-    `memories` came FROM the turn (with all their turns: a dialogue summary covers several);
-    `impressions` were INFERRED_FROM one of them; `events` have one of them PART_OF them;
-    `updates` are facts joined by UPDATES to one of them.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    turn: Turn
-    memories: list[Sourced]
-    impressions: list[ImpressionTrail]
-    events: list[EventTrail]
-    updates: list[UpdateTrail]
-
-
-class Forgetting(BaseModel):
-    """What forgetting one turn writes, all at once: worked out before anything is written.
-
-    The turn goes (the later turns of its session move up a position, NEXT joins its
-    neighbours); then the nodes of `deleted` (label, id) go with their edges; the nodes of
-    `replaced` take these versions; `added` memories are created; the edges of `unlinked` go
-    and those of `linked` are made (each with its ends' labels). `provenance` is what it was
-    worked out from: the store writes nothing if the turn's provenance changed meanwhile.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    provenance: Provenance
-    deleted: list[tuple[str, str]]
-    replaced: list[Node]
-    added: list[Memory]
-    unlinked: list[tuple[str, str, Link]]
-    linked: list[tuple[str, str, Link]]
-
-
-MAX_SEARCH_TERMS = 32
-"""At most this many of a query's terms are searched for (the first given), on every store: on
-Neo4j each is a Lucene clause and a count (cypher/count_memories_holding.cypher)."""
-
-
-def searched_terms(terms: Mapping[str, float]) -> dict[str, float]:
-    """Of a query's weighted terms, those a store searches for: the first MAX_SEARCH_TERMS."""
-    return dict(list(terms.items())[:MAX_SEARCH_TERMS])
-
-
-RARITY_COUNT = 10_000
-"""Memories holding a term, and memories in all, are counted up to this many to weigh the term:
-a term held by more is common either way, and on Neo4j counting more costs a read per memory."""
-
-
-def term_rarity(holding: int, memories: int) -> float:
-    """How rare a term held by `holding` of an owner's `memories` is: BM25's inverse frequency.
-
-    Both counts are taken up to RARITY_COUNT. The lexical channel of recall weighs each term of
-    the query by it, so that a memory sharing the query's rare words outranks one sharing as
-    many common ones; both stores count the same way and so agree.
-    """
-    memories = min(memories, RARITY_COUNT)
-    holding = min(holding, memories)
-    return math.log((memories + 1) / (holding + 0.5))
-
-
-def belief_bin(belief: float | None) -> str:
-    """The GraphCounts.beliefs key of a belief: its tenth ("0.0" to "0.9"), or "unset"."""
-    if belief is None:
-        return "unset"
-    return f"{min(int(belief * 10), 9) / 10:.1f}"
-
-
-def check_nodes(owner: str, nodes: Sequence[Node]) -> None:
-    """Refuse nodes of another owner, searchable memories without embedding, slotless facts."""
-    for node in nodes:
-        if node.owner != owner:
-            raise InvalidInputError(
-                f"{type(node).__name__} {node.id} belongs to {node.owner}, not {owner}"
-            )
-        if not isinstance(node, Memory):
-            continue
-        if node.embedding is None and node.kind in SEARCHED_KINDS:
-            raise InvalidInputError(f"memory {node.id} has no embedding to store")
-        if (node.slot is None) == (node.kind is MemoryKind.FACT):
-            raise InvalidInputError(f"memory {node.id}: a fact, and only a fact, has a slot")
-
-
-def check_tombstones(owner: str, tombstones: Sequence[Tombstone]) -> None:
-    """Refuse tombstones of another owner."""
-    for tombstone in tombstones:
-        if tombstone.owner != owner:
-            raise InvalidInputError(
-                f"tombstone {tombstone.hash} belongs to {tombstone.owner}, not {owner}"
-            )
+from graphmem.store.changes import (
+    Cause,
+    Derivation,
+    Forgetting,
+    SummaryChange,
+)
+from graphmem.store.findings import (
+    Neighbourhood,
+    OwnerClaim,
+    Provenance,
+    SimilarMemory,
+)
 
 
 class Store(Protocol):

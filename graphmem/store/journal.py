@@ -34,11 +34,11 @@ from typing import IO, Any, NamedTuple, TypeAlias
 import orjson
 from pydantic import BaseModel
 
+from graphmem.contract import Tombstone
 from graphmem.errors import StoreError
 from graphmem.keys import ApiKey
 from graphmem.model import NODE_LABELS, Link, Node
 from graphmem.private_files import create_private_folders, open_private
-from graphmem.store.base import Tombstone
 
 FORMAT = "graphmem-networkx"
 VERSION = 1

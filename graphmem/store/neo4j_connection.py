@@ -15,8 +15,8 @@ import neo4j
 import neo4j.exceptions
 from pydantic import SecretStr
 
+from graphmem.contract import StoreTraffic
 from graphmem.errors import ConfigurationError, StoreError, StoreUnavailableError
-from graphmem.store.base import StoreTraffic
 from graphmem.store.neo4j_statements import load_statement, statement_name
 from graphmem.telemetry import traced_statement
 

@@ -3,18 +3,11 @@
 from collections.abc import Mapping
 from typing import Any
 
+from graphmem.contract import tombstone_hash
 from graphmem.mechanisms.impressions import Cue
 from graphmem.model import Event, Impression, LinkType, Memory
-from graphmem.store.base import (
-    EventTrail,
-    Forgetting,
-    ImpressionTrail,
-    Provenance,
-    Sourced,
-    UpdateTrail,
-    check_nodes,
-    tombstone_hash,
-)
+from graphmem.store.changes import Forgetting
+from graphmem.store.findings import EventTrail, ImpressionTrail, Provenance, Sourced, UpdateTrail
 from graphmem.store.neo4j_connection import Neo4jConnection, Transaction
 from graphmem.store.neo4j_properties import (
     event_from,
@@ -27,6 +20,7 @@ from graphmem.store.neo4j_properties import (
     turn_from,
 )
 from graphmem.store.neo4j_statements import load_statement
+from graphmem.store.rules import check_nodes
 
 
 def _sourced_from(item: Mapping[str, Any]) -> Sourced:

@@ -8,9 +8,9 @@ it is true (so its index holds only the nodes marked), and a memory's content te
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from graphmem.contract import tombstone_hash
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.model import Attention, Event, Impression, Memory, Node, Turn
-from graphmem.store.base import tombstone_hash
 from graphmem.terms import terms as content_terms
 
 ATTENTION_PROPERTIES = {

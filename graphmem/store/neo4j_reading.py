@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.contract import GraphCounts, HealthCounts, OwnerGraph, Tombstone
 from graphmem.mechanisms.profile import (
     ConjecturedImpression,
     EventNews,
@@ -12,14 +13,7 @@ from graphmem.mechanisms.profile import (
     SlotFact,
 )
 from graphmem.model import Link, Tier, Turn
-from graphmem.store.base import (
-    Cause,
-    GraphCounts,
-    HealthCounts,
-    OwnerGraph,
-    Tombstone,
-    belief_bin,
-)
+from graphmem.store.changes import Cause
 from graphmem.store.neo4j_connection import Neo4jConnection
 from graphmem.store.neo4j_properties import (
     NODE_READERS,
@@ -29,6 +23,7 @@ from graphmem.store.neo4j_properties import (
     turn_from,
 )
 from graphmem.store.neo4j_statements import load_statement
+from graphmem.store.rules import belief_bin
 
 
 def _labelled_link_from(values: Sequence[Any]) -> tuple[str, str, Link]:

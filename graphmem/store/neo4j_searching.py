@@ -8,23 +8,15 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.contract import ANY_MEMORY, MemoryFilter, Woken
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Embedding, Link, Tier
-from graphmem.store.base import (
-    ANY_MEMORY,
-    RARITY_COUNT,
-    EvokedCue,
-    MemoryFilter,
-    Neighbourhood,
-    SimilarMemory,
-    Woken,
-    searched_terms,
-    term_rarity,
-)
+from graphmem.store.findings import EvokedCue, Neighbourhood, SimilarMemory
 from graphmem.store.neo4j_connection import Neo4jConnection
 from graphmem.store.neo4j_properties import half_lives, impression_from, memory_from, turn_from
 from graphmem.store.neo4j_statements import load_statement
+from graphmem.store.rules import RARITY_COUNT, searched_terms, term_rarity
 
 VECTOR_FETCH = 400
 """Nearest neighbours asked of the vector index per similarity search, of which the best `limit`

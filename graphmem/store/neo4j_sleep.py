@@ -8,7 +8,8 @@ from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Event, Memory, Turn
-from graphmem.store.base import OwnerClaim, SummaryChange, check_nodes
+from graphmem.store.changes import SummaryChange
+from graphmem.store.findings import OwnerClaim
 from graphmem.store.neo4j_connection import Neo4jConnection
 from graphmem.store.neo4j_properties import (
     event_from,
@@ -20,6 +21,7 @@ from graphmem.store.neo4j_properties import (
     turn_from,
 )
 from graphmem.store.neo4j_statements import load_statement
+from graphmem.store.rules import check_nodes
 
 
 def _summary_parameters(owner: str, change: SummaryChange) -> dict[str, Any]:

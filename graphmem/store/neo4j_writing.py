@@ -3,16 +3,11 @@
 from collections.abc import Sequence
 from typing import Any
 
+from graphmem.contract import OwnerGraph, tombstone_hash
 from graphmem.errors import StoreError
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.model import Event, Impression, Link, Memory, Turn
-from graphmem.store.base import (
-    Derivation,
-    OwnerGraph,
-    check_nodes,
-    check_tombstones,
-    tombstone_hash,
-)
+from graphmem.store.changes import Derivation
 from graphmem.store.neo4j_connection import Neo4jConnection, Transaction
 from graphmem.store.neo4j_properties import (
     event_row,
@@ -22,6 +17,7 @@ from graphmem.store.neo4j_properties import (
     turn_from,
 )
 from graphmem.store.neo4j_statements import load_statement
+from graphmem.store.rules import check_nodes, check_tombstones
 
 
 class Neo4jWriting(Neo4jConnection):

@@ -14,6 +14,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from graphmem.contract import (
+    ANY_MEMORY,
+    GraphCounts,
+    HealthCounts,
+    MemoryFilter,
+    OwnerGraph,
+    StoreTraffic,
+    Tombstone,
+    Woken,
+    tombstone_hash,
+)
 from graphmem.errors import StoreError
 from graphmem.keys import ApiKey
 from graphmem.mechanisms.attention import AttentionPolicy
@@ -27,29 +38,11 @@ from graphmem.store import networkx_census as census
 from graphmem.store import networkx_searches as searches
 from graphmem.store import networkx_trails as trails
 from graphmem.store import networkx_writes as writes
-from graphmem.store.base import (
-    ANY_MEMORY,
-    Cause,
-    Derivation,
-    Forgetting,
-    GraphCounts,
-    HealthCounts,
-    MemoryFilter,
-    Neighbourhood,
-    OwnerClaim,
-    OwnerGraph,
-    Provenance,
-    SimilarMemory,
-    StoreTraffic,
-    SummaryChange,
-    Tombstone,
-    Woken,
-    check_nodes,
-    check_tombstones,
-    tombstone_hash,
-)
+from graphmem.store.changes import Cause, Derivation, Forgetting, SummaryChange
+from graphmem.store.findings import Neighbourhood, OwnerClaim, Provenance, SimilarMemory
 from graphmem.store.journal import Journal, KeyFile
 from graphmem.store.networkx_graph import IndexedGraph, MemoryGraph, multigraph
+from graphmem.store.rules import check_nodes, check_tombstones
 
 __all__ = ["MemoryGraph", "NetworkXStore", "multigraph"]
 

@@ -8,9 +8,10 @@ applying a change twice changes nothing more. Ops that older stores wrote stay r
 from collections.abc import Callable
 from typing import Any
 
+from graphmem.contract import OwnerGraph, tombstone_hash, tombstone_of
 from graphmem.errors import StoreError
 from graphmem.model import NODE_LABELS, Event, Impression, Link, LinkType, Memory, Turn
-from graphmem.store.base import OwnerGraph, SummaryChange, tombstone_hash, tombstone_of
+from graphmem.store.changes import SummaryChange
 from graphmem.store.networkx_graph import IndexedGraph
 
 

@@ -5,9 +5,10 @@ Each reads the indexed graph as it is (the store holds its lock around the call)
 
 from collections import Counter
 
+from graphmem.contract import GraphCounts, HealthCounts, OwnerGraph
 from graphmem.model import NODE_LABELS, LinkType, Memory, MemoryKind, Tier
-from graphmem.store.base import GraphCounts, HealthCounts, OwnerGraph, belief_bin
 from graphmem.store.networkx_graph import IndexedGraph
+from graphmem.store.rules import belief_bin
 
 
 def owner_graph(graph: IndexedGraph, owner: str) -> OwnerGraph:

@@ -13,9 +13,9 @@ from typing import Any, TypeAlias
 import networkx as nx
 import numpy as np
 
+from graphmem.contract import Recall, Tombstone
 from graphmem.mechanisms.attention import NodeRef
 from graphmem.model import NODE_LABELS, Link, LinkType, Memory, Node, Turn
-from graphmem.store.base import Tombstone
 from graphmem.terms import terms as content_terms
 
 NodeKey = tuple[str, str, str]
@@ -313,3 +313,20 @@ def multigraph(
     for source, target, edge_type, attributes in edges:
         graph.add_edge(source, target, key=edge_type, type=edge_type, **attributes)
     return graph
+
+
+def to_networkx(recall: Recall) -> MemoryGraph:
+    """A recall's subgraph as a networkx multigraph: memories and turns, FROM and the links."""
+    nodes: list[tuple[str, dict[str, Any]]] = []
+    edges: list[tuple[str, str, str, dict[str, Any]]] = []
+    for item in recall.memories:
+        key = f"Memory:{item.memory.id}"
+        attributes = item.memory.model_dump(exclude={"embedding", "attention"})
+        nodes.append((key, {**attributes, "label": "Memory", "score": item.score}))
+        for turn in item.turns:
+            nodes.append((f"Turn:{turn.id}", {**turn.model_dump(), "label": "Turn"}))
+            edges.append((key, f"Turn:{turn.id}", LinkType.FROM.value, {}))
+    for link in recall.links:
+        extra = link.model_dump(include={"weight", "sufficiency"}, exclude_none=True)
+        edges.append((f"Memory:{link.source}", f"Memory:{link.target}", link.type.value, extra))
+    return multigraph(nodes, edges)

@@ -8,20 +8,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from graphmem.contract import ANY_MEMORY, SEARCHED_KINDS, MemoryFilter
 from graphmem.mechanisms.attention import NodeRef
 from graphmem.model import Embedding, Link, LinkType, Memory, Tier
 from graphmem.similarity import inner_products
-from graphmem.store.base import (
-    ANY_MEMORY,
-    SEARCHED_KINDS,
-    EvokedCue,
-    MemoryFilter,
-    Neighbourhood,
-    SimilarMemory,
-    searched_terms,
-    term_rarity,
-)
+from graphmem.store.findings import EvokedCue, Neighbourhood, SimilarMemory
 from graphmem.store.networkx_graph import FloatArray, IndexedGraph, NodeKey
+from graphmem.store.rules import searched_terms, term_rarity
 
 
 def searchable(memory: Memory) -> bool:

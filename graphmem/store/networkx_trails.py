@@ -16,14 +16,8 @@ from graphmem.mechanisms.profile import (
     SlotFact,
 )
 from graphmem.model import Event, Impression, LinkType, Memory, MemoryKind, Turn
-from graphmem.store.base import (
-    Cause,
-    EventTrail,
-    ImpressionTrail,
-    Provenance,
-    Sourced,
-    UpdateTrail,
-)
+from graphmem.store.changes import Cause
+from graphmem.store.findings import EventTrail, ImpressionTrail, Provenance, Sourced, UpdateTrail
 from graphmem.store.networkx_graph import IndexedGraph, NodeKey
 
 

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.contract import Woken
 from graphmem.errors import StoreError
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention, lowered, spread, woken
 from graphmem.mechanisms.beliefs import AttentionChange, BeliefPolicy, Settlement, moved
 from graphmem.mechanisms.impressions import ImpressionPolicy, accumulated
 from graphmem.mechanisms.tiers import TierPolicy, tier_for
 from graphmem.model import Impression, LinkType, Memory, Node, Tier, Turn
-from graphmem.store.base import Derivation, Woken
+from graphmem.store.changes import Derivation
 from graphmem.store.networkx_graph import IndexedGraph
 
 
