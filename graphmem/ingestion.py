@@ -1,11 +1,18 @@
 """The observe pipeline: turns stored, then their memories derived a chunk at a time.
 
 A turn whose message was forgotten earlier (its id has a tombstone) is not stored, unless the
-caller readmits it. A chunk of turns is embedded at once, each turn's working memory found (the
-hot memories and the chunk's earlier turns most like it), the cognition asked once what each
-turn deserves (`perceive`: attention, related memories, impressions), and the memories, links
-and impressions written in one transaction. Turns the model cannot answer about stay pending,
-for a later observe, `complete_pending` or the sleep job.
+caller readmits it (its tombstone is deleted). A chunk of turns (the facade's OBSERVE_CHUNK,
+fewer when the model's context is too small for that many) is embedded at once, each turn's
+working memory found (the hot memories and the chunk's earlier turns most like it), the
+cognition asked once what each turn deserves (`perceive`: attention, related memories,
+impressions), and the memories, links and impressions written in one transaction. A chunk the
+model cannot answer about is asked about again turn by turn (in halves when longer than its
+context); the turns it cannot answer about alone stay pending for the sleep job. If the model
+fails otherwise (unreachable, refusing), the turns not derived yet stay pending and say so, for
+a later observe, `complete_pending` or the sleep job; when the model answers, a few older
+pending turns of the owner are derived too (PENDING_PER_OBSERVE). Every `summary_turns` turns of
+a session, and when a new session starts (the ones before have ended), the dialogue that is
+ready is summarised and its events tagged (a model failure leaves that to the sleep job).
 """
 
 import gc

@@ -22,6 +22,7 @@ from graphmem.contract import (
     GraphCounts,
     Health,
     KeyInfo,
+    Limit,
     NewKey,
     NightProgress,
     NightReport,
@@ -34,6 +35,8 @@ from graphmem.contract import (
     SleepProgress,
     SleepReport,
     StoreTraffic,
+    TurnsWanted,
+    options_of,
 )
 from graphmem.embedding import Embedder
 from graphmem.errors import InvalidInputError
@@ -63,9 +66,6 @@ from graphmem.telemetry import Telemetry, Verb
 
 MAX_LOAD_ITEMS = 20_000
 """Nodes and edges together that one `load` writes (one transaction); `graphmem import` splits."""
-
-MAX_LIMIT = 2**63 - 1
-"""The largest `limit` (Neo4j's whole numbers are 64-bit)."""
 
 OBSERVE_CHUNK = 64
 """Turns derived together: one batched embedding, one working-memory search, one model call
@@ -99,7 +99,7 @@ class GraphMem:
         self._store = store
         self._telemetry = Telemetry() if telemetry is None else telemetry
         self._embedder = embedder
-        wired = wire_pipelines(
+        self._parts = wire_pipelines(
             store,
             embedder,
             cognition,
@@ -112,15 +112,7 @@ class GraphMem:
             summaries=summaries,
             profile=profile,
         )
-        self._cognition = wired.cognition
-        self._cognition_name = wired.cognition_name
-        self._attention = wired.attention
-        self._tiers = wired.tiers
-        self._recall_policy = wired.recall_policy
-        self._sleep = wired.sleep
-        self._ingestion = wired.ingestion
-        self._recalling = wired.recalling
-        self._forget = wired.forget
+        """The cognition, the policies and the pipelines the verbs hand their work to."""
         self.accounting = accounting
         self._endpoint: OpenAIEndpoint | None = None
         """The endpoint `open` made, closed with the memory (the embedder may use it too)."""
@@ -170,13 +162,7 @@ class GraphMem:
         The batch of one of `observe_many`, which says what happens (a message forgotten
         earlier is not stored again unless `readmit_forgotten`).
         """
-        item = {
-            "text": text,
-            "message_id": message_id,
-            "at": at,
-            "speaker": speaker,
-            "session": session,
-        }
+        item = dict(text=text, message_id=message_id, at=at, speaker=speaker, session=session)
         with self._telemetry.verb("observe", owner) as verb:
             [observation] = self._observe(owner, [item], None, readmit_forgotten, verb)
             return observation
@@ -193,22 +179,10 @@ class GraphMem:
 
         Each item is `{text, message_id, at, speaker, session}` (all but text optional, as in
         `observe`); one message id stores once (observed again once derived, its observation
-        says `already_stored`), and a message forgotten earlier (its id has the tombstone
-        `forget_message` left) not at all: its observation says `forgotten`, unless
-        `readmit_forgotten` deletes the tombstones of the batch's ids and stores the messages
-        afresh. The turns are stored, in order, before any model call. Their memories are
-        derived OBSERVE_CHUNK turns at a time (fewer when the model's context is too small for
-        that many): one batched embedding, one working-memory search, one model call
-        (`perceive`) and one store transaction a chunk; a turn's working memory holds the hot
-        memories and the earlier turns of its chunk most like it. A chunk the
-        model cannot answer about is asked about again turn by turn (in halves when longer than
-        its context); the turns it cannot answer about alone stay pending for the sleep job. If
-        the model fails otherwise (unreachable, refusing), the turns not derived yet stay
-        pending and say so; when the model answers, a few older pending turns of the owner
-        are derived too (ingestion.PENDING_PER_OBSERVE). Every `summary_turns` turns of a
-        session, and when a new session starts (the ones before have ended), the dialogue that
-        is ready is summarised and its events tagged (a model failure leaves that to the sleep
-        job).
+        says `already_stored`), and a message forgotten earlier not at all (its observation says
+        `forgotten`), unless `readmit_forgotten` stores it afresh. The turns are stored, in
+        order, before any model call; a turn the model fails on stays pending and says so
+        (graphmem.ingestion says how memories are derived, OBSERVE_CHUNK turns a model call).
         `progress` hears how many of the batch's pending turns are derived, after each chunk.
         Returns one observation per item, in order.
         """
@@ -226,7 +200,7 @@ class GraphMem:
         """The work of `observe_many`, told to the verb it runs in."""
         checked(check_owner, owner)
         turns = observed_turns(owner, items)
-        observations = self._ingestion.observe(
+        observations = self._parts.ingestion.observe(
             owner, turns, progress, readmit_forgotten=readmit_forgotten
         )
         pending = sum(observation.pending for observation in observations)
@@ -243,11 +217,8 @@ class GraphMem:
         """
         with self._telemetry.verb("complete_pending", owner):
             checked(check_owner, owner)
-            if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-                raise InvalidInputError(
-                    f"limit is {limit!r}; it must be a whole number from 1 to {MAX_LIMIT}"
-                )
-            return self._ingestion.complete_pending(owner, limit)
+            wanted = options_of(Limit, None, {"limit": limit})
+            return self._parts.ingestion.complete_pending(owner, wanted.limit)
 
     def learn(
         self,
@@ -265,7 +236,7 @@ class GraphMem:
         with self._telemetry.verb("learn", owner):
             checked(check_owner, owner)
             now = moment_or_now(at)
-            self._ingestion.learn(owner, cause, effect, sufficiency, now)
+            self._parts.ingestion.learn(owner, cause, effect, sufficiency, now)
 
     def consolidate(
         self,
@@ -286,10 +257,10 @@ class GraphMem:
         with self._telemetry.verb("consolidate", owner):
             checked(check_owner, owner)
             now = moment_or_now(at)
-            return self._sleep.run(
+            return self._parts.sleep.run(
                 owner,
                 now,
-                derive_pending=self._ingestion.derive_all_pending,
+                derive_pending=self._parts.ingestion.derive_all_pending,
                 progress=progress,
             )
 
@@ -396,19 +367,16 @@ class GraphMem:
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """Delete a message and all that derives only from it; derive again what it shared.
 
-        The turn goes with its observation and what only they gave (an impression no other cue
-        holds up, its conjectures); summaries and events that it shared with other turns are
-        written again without it, impressions accumulated again from their other cues, facts'
-        validity set again (forgetting.py says what exactly). Everything else, attention
-        included, stays as it was. All is worked out first and written in one transaction: a
-        model failure (ModelError) changes nothing, and forgetting a message again finds
-        nothing. Embedding-cache entries of the texts that went are dropped. The message's id
-        leaves a tombstone (its hash), so that observing it again stores nothing.
+        What it shared is derived again without it (graphmem.forgetting says what exactly);
+        attention elsewhere stays as it was. All is worked out first and written in one
+        transaction: a model failure (ModelError) changes nothing. Embedding-cache entries of
+        the texts that went are dropped. The message's id leaves a tombstone (its hash), so
+        that observing it again stores nothing.
         """
         with self._telemetry.verb("forget_message", owner):
             checked(check_owner, owner)
             checked(check_identifier, message_id)
-            return self._forget.forget_message(owner, message_id)
+            return self._parts.forget.forget_message(owner, message_id)
 
     def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """The turns of one session in the order received: all, or the `last` of them.
@@ -419,13 +387,8 @@ class GraphMem:
         with self._telemetry.verb("turns", owner):
             checked(check_owner, owner)
             checked(check_session, session)
-            if last is not None and (
-                isinstance(last, bool) or not isinstance(last, int) or not 0 <= last <= MAX_LIMIT
-            ):
-                raise InvalidInputError(
-                    f"last is {last!r}; it must be a whole number from 0 to {MAX_LIMIT}, or None"
-                )
-            return self._store.session_turns(owner, session, last)
+            wanted = options_of(TurnsWanted, None, {"session": session, "last": last})
+            return self._store.session_turns(owner, session, wanted.last)
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""
@@ -438,7 +401,9 @@ class GraphMem:
         with self._telemetry.verb("health", owner):
             checked(check_owner, owner)
             now = moment_or_now(at)
-            return health_report(self._store, owner, now, self._embedder.name, self._cognition_name)
+            return health_report(
+                self._store, owner, now, self._embedder.name, self._parts.cognition_name
+            )
 
     def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """The user as graphmem believes them to be at `at` (now if None), read without a model.
@@ -449,12 +414,12 @@ class GraphMem:
         """
         with self._telemetry.verb("profile", owner):
             checked(check_owner, owner)
-            return self._recalling.profile(owner, moment_or_now(at))
+            return self._parts.recalling.profile(owner, moment_or_now(at))
 
     @property
     def model_calls(self) -> Counter[str]:
         """The cognition calls made so far, by task (failures included)."""
-        return Counter(self._cognition.calls)
+        return Counter(self._parts.cognition.calls)
 
     @property
     def store_traffic(self) -> StoreTraffic:
@@ -469,30 +434,23 @@ class GraphMem:
     ) -> Recall:
         """The owner's k memories best related to the query, with their turns and reasons.
 
-        The options are RecallQuestion's fields (graphmem.contract), given as keywords, or the whole
-        question given as a RecallQuestion in place of the query. The query is a question, or the
-        recent conversation: a list of {speaker, text} turns or a text of several lines ("speaker:
-        text" each); its latest turn not spoken by the agent weighs most (scoring.Query). Motivation
-        (0-10; by default the focus's own attention label) sets how deep the search goes; when the
-        best relevance stays below the sufficiency threshold, recall thinks again with raised
-        motivation. The returned memories are used and wake their neighbours, unless `peek` is set.
-        Past its time budget (RecallPolicy.budget_seconds unless given) recall stops thinking again
-        and skips association, ranks what it has, and names what it skipped in `cut_short`. With
-        `max_tokens`, the recall holds what fits that many tokens of `render()` (counted by
-        multilingual-e5's XLM-R tokenizer, whatever the embedder): the facts and conjectures of the
-        owner's profile first, in up to a quarter of it, then the memories chosen to keep the most
-        evidence (`Recall.within`), from the k best (k is 100 then unless given). The filters
-        (`sessions`, `speakers`, `since` and `until`, `kinds`, `min_belief`: MemoryFilter says what
-        each admits) narrow every search of the recall, so the k best are those it admits.
+        The options are RecallQuestion's fields (graphmem.contract), given as keywords, or the
+        whole question given as a RecallQuestion in place of the query: a question, or the
+        recent conversation (a list of {speaker, text} turns, or "speaker: text" lines).
+        `motivation` sets how deep in the tiers the search goes (graphmem.recall_pipeline says
+        how); the memories returned wake their neighbours, unless `peek`. Past its time budget
+        (RecallPolicy.budget_seconds unless given) recall ranks what it has and names the steps
+        it skipped in `cut_short`. With `max_tokens`, it holds what fits that many tokens of
+        `render()` (`Recall.within`: the profile first, then the most evidence). The filters
+        (MemoryFilter) narrow every search, so the k best are those they admit.
         """
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)
             question = RecallQuestion.of(query, options)
             asked = checked(query_of, question.query)
             where = question.memory_filter()
-            seconds = question.budget_seconds or self._recall_policy.budget_seconds
-            budget = Budget(seconds)
-            recalled = self._recalling.recall(
+            budget = Budget(question.budget_seconds or self._parts.recall_policy.budget_seconds)
+            recalled = self._parts.recalling.recall(
                 owner,
                 asked,
                 query=question.query if isinstance(question.query, str) else asked.text,
@@ -505,12 +463,7 @@ class GraphMem:
                 max_tokens=question.max_tokens,
                 where=where,
             )
-            verb.recalled(
-                depth=recalled.attempts[-1].depth,
-                attempts=len(recalled.attempts),
-                memories=len(recalled.memories),
-                cut_short=recalled.cut_short,
-            )
+            verb.recalled(recalled)
             return recalled
 
     def retier(self, owner: str, *, at: datetime | None = None) -> int:
@@ -518,7 +471,7 @@ class GraphMem:
         with self._telemetry.verb("retier", owner):
             checked(check_owner, owner)
             now = moment_or_now(at)
-            return self._store.retier(owner, now, self._attention, self._tiers)
+            return self._store.retier(owner, now, self._parts.attention, self._parts.tiers)
 
     def close(self) -> None:
         """Close the store (writing its last snapshot), the embedder and the model endpoint."""

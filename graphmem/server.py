@@ -52,7 +52,6 @@ from graphmem.contract import (
     ErrorAnswer,
     ErrorBody,
     Forgotten,
-    GivenTime,
     GraphCounts,
     Health,
     KeyInfo,
@@ -70,6 +69,7 @@ from graphmem.contract import (
     RecallQuestion,
     Records,
     SleepReport,
+    TurnsWanted,
     When,
     export_records,
     status_of,
@@ -294,17 +294,10 @@ async def forget_message(owner: Owner, body: MessageRef, memory: Served) -> Forg
 
 @owners.get("/{owner}/turns")
 async def turns(
-    owner: Owner,
-    memory: Served,
-    session: Annotated[
-        str, Query(description='the session; "" (default) for turns without one')
-    ] = "",
-    last: Annotated[
-        int | None, Query(ge=0, description="only the last this many; default: all")
-    ] = None,
+    owner: Owner, memory: Served, wanted: Annotated[TurnsWanted, Query()]
 ) -> list[Turn]:
     """GraphMem.turns: the turns of one session in the order received."""
-    return await memory.turns(owner, session=session, last=last)
+    return await memory.turns(owner, session=wanted.session, last=wanted.last)
 
 
 @owners.post("/{owner}/forget")
@@ -314,15 +307,15 @@ async def forget(owner: Owner, memory: Served) -> GraphCounts:
 
 
 @owners.get("/{owner}/health")
-async def health(owner: Owner, memory: Served, at: GivenTime = None) -> Health:
+async def health(owner: Owner, memory: Served, when: Annotated[When, Query()]) -> Health:
     """GraphMem.health: what needs attention in this owner's memory."""
-    return await memory.health(owner, at=at)
+    return await memory.health(owner, at=when.at)
 
 
 @owners.get("/{owner}/profile")
-async def profile(owner: Owner, memory: Served, at: GivenTime = None) -> Profile:
+async def profile(owner: Owner, memory: Served, when: Annotated[When, Query()]) -> Profile:
     """GraphMem.profile: who the user is now, as the memory believes (no model call)."""
-    return await memory.profile(owner, at=at)
+    return await memory.profile(owner, at=when.at)
 
 
 @owners.get("/{owner}/statistics")
@@ -374,7 +367,9 @@ async def list_keys(memory: Served) -> list[KeyInfo]:
     return await memory.list_keys()
 
 
-@keys.post("/{key_id}/revoke")
+@keys.post(
+    "/{key_id}/revoke", responses={404: {"model": ErrorAnswer, "description": "no such key"}}
+)
 async def revoke_key(key_id: str, memory: Served) -> KeyInfo:
     """Revoke a key (admin only; 404 if there is no such key)."""
     revoked = await memory.revoke_key(key_id)

@@ -18,11 +18,12 @@ verb's. docs/telemetry.md lists every span, attribute and metric.
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar, copy_context
 from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
+from graphmem.contract import Recall
 from graphmem.errors import ConfigurationError
 
 if TYPE_CHECKING:  # imported when an OtelTelemetry is made (see OtelTelemetry)
@@ -71,9 +72,7 @@ class TrafficReading(Protocol):
 class Verb:
     """A verb running, as its block hands it to the facade: what it found, for its span."""
 
-    def recalled(
-        self, *, depth: int, attempts: int, memories: int, cut_short: Sequence[str]
-    ) -> None:
+    def recalled(self, recall: Recall) -> None:
         """Note what a recall did: the deepest tier read, its searches, memories, steps skipped."""
 
     def observed(self, *, turns: int, pending: int) -> None:
@@ -170,16 +169,14 @@ class _RunningVerb(Verb):
                 verb.completion_tokens += tokens[1]
             verb = verb.outer
 
-    def recalled(
-        self, *, depth: int, attempts: int, memories: int, cut_short: Sequence[str]
-    ) -> None:
+    def recalled(self, recall: Recall) -> None:
         """Note what a recall did: the deepest tier read, its searches, memories, steps skipped."""
         self.span.set_attributes(
             {
-                "graphmem.recall.depth": int(depth),
-                "graphmem.recall.attempts": attempts,
-                "graphmem.recall.memories": memories,
-                "graphmem.recall.cut_short": list(cut_short),
+                "graphmem.recall.depth": int(recall.attempts[-1].depth),
+                "graphmem.recall.attempts": len(recall.attempts),
+                "graphmem.recall.memories": len(recall.memories),
+                "graphmem.recall.cut_short": list(recall.cut_short),
             }
         )
 

@@ -1,12 +1,15 @@
 """One contract for every face: each face's options are the contract's, and a field added to the
 recall's options reaches every face with no other edit."""
 
+import argparse
+import asyncio
 import inspect
 import json
+import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,20 +17,28 @@ import pytest
 from pydantic import BaseModel
 
 from graphmem.aio import AsyncGraphMem
+from graphmem.cli.grammar import parser
+from graphmem.cli.options import flag_of
 from graphmem.client import AsyncGraphMemClient, Calls, GraphMemClient
 from graphmem.contract import (
     STATUSES,
     Lesson,
     Limit,
     MessageRef,
+    ObserveMany,
     ObserveOne,
     RecallQuestion,
+    TurnsWanted,
     When,
     error_of,
     status_of,
 )
 from graphmem.errors import GraphMemError, InvalidInputError, StoreError
+from graphmem.gate import Limits
+from graphmem.mcp_server import MemoryTools, _server
 from graphmem.memory import GraphMem
+from graphmem.server import create_app
+from graphmem.store.networkx import NetworkXStore
 
 from .conftest import ROOT
 
@@ -41,6 +52,7 @@ VERB_OPTIONS: dict[str, type[BaseModel]] = {
     "profile": When,
     "forget_message": MessageRef,
     "complete_pending": Limit,
+    "turns": TurnsWanted,
 }
 """The verbs whose keywords are a contract model's fields, one for one."""
 NOT_OPTIONS = {"self", "owner", "progress"}
@@ -62,6 +74,81 @@ def test_each_python_face_takes_its_verbs_options_as_the_contract_has_them(face:
     assert "RecallQuestion" in str(recall["query"].annotation)
 
 
+class Letters:
+    """A tiny embedder for the faces' schemas: how often each letter occurs."""
+
+    name = "letters"
+    dimensions = 26
+
+    def embed(self, texts: Sequence[str], purpose: str) -> list[list[float]]:
+        """One vector a text."""
+        return [[text.lower().count(chr(97 + i)) + 0.1 for i in range(26)] for text in texts]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+SERVER_OPTIONS: dict[tuple[str, str], type[BaseModel]] = {
+    ("post", "observe"): ObserveOne,
+    ("post", "observe_many"): ObserveMany,
+    ("post", "recall"): RecallQuestion,
+    ("post", "learn"): Lesson,
+    ("post", "consolidate"): When,
+    ("post", "retier"): When,
+    ("post", "forget_message"): MessageRef,
+    ("post", "complete_pending"): Limit,
+    ("get", "turns"): TurnsWanted,
+    ("get", "health"): When,
+    ("get", "profile"): When,
+}
+"""Each route of an owner's memory that takes options, and the contract's model of them."""
+MCP_OPTIONS: dict[str, type[BaseModel]] = {
+    "observe": ObserveOne,
+    "observe_many": ObserveMany,
+    "recall": RecallQuestion,
+    "profile": When,
+    "consolidate": When,
+    "forget_message": MessageRef,
+}
+"""Each MCP tool, and the contract's model of its arguments (besides the owner)."""
+
+
+def test_the_server_takes_the_contracts_models_as_they_are() -> None:
+    memory = AsyncGraphMem(GraphMem(NetworkXStore(), Letters()))
+    schema = create_app(memory, Limits(), open_access=True).openapi()
+    for (method, verb), options in SERVER_OPTIONS.items():
+        route = schema["paths"]["/v1/owners/{owner}/" + verb][method]
+        if method == "post":
+            body = route["requestBody"]["content"]["application/json"]["schema"]
+            assert body == {"$ref": f"#/components/schemas/{options.__name__}"}, verb
+            given = set(schema["components"]["schemas"][options.__name__]["properties"])
+        else:
+            given = {part["name"] for part in route["parameters"] if part["in"] == "query"}
+        assert given == set(options.model_fields), verb
+
+
+def test_the_mcp_tools_take_the_contracts_models_and_the_owner() -> None:
+    tools = _server(MemoryTools(GraphMem(NetworkXStore(), Letters()), None, max_messages=None))
+    listed = {tool.name: tool for tool in asyncio.run(tools.list_tools())}
+    assert set(listed) == set(MCP_OPTIONS)
+    for name, options in MCP_OPTIONS.items():
+        arguments = set(listed[name].input_schema["properties"])
+        assert arguments == {*options.model_fields, "owner"}, name
+
+
+def test_the_command_line_has_a_flag_for_each_recall_option() -> None:
+    [commands] = [
+        action for action in parser()._actions if isinstance(action, argparse._SubParsersAction)
+    ]
+    recall = commands.choices["recall"]
+    flags = {
+        action.dest for action in recall._actions if action.option_strings or action.dest == "query"
+    }
+    assert set(RecallQuestion.model_fields) <= flags
+    assert flag_of("sessions", RecallQuestion.model_fields["sessions"]) == "--session"
+    assert flag_of("max_tokens", RecallQuestion.model_fields["max_tokens"]) == "--max-tokens"
+
+
 def test_a_recall_option_the_contract_does_not_know_is_refused_by_name() -> None:
     with pytest.raises(InvalidInputError, match=r"^colour: Extra inputs are not permitted"):
         RecallQuestion.of("tea?", {"colour": "red"})
@@ -77,6 +164,13 @@ def test_the_client_sends_what_was_given_and_leaves_the_defaults_to_the_server()
     assert call.body == {"query": "tea?", "k": 3, "since": "2026-01-01T00:00:00Z"}
     assert call.idempotent is False
     assert Calls.recall("ann", RecallQuestion(query="tea?", peek=True)).idempotent is True
+
+
+def test_the_typescript_client_raises_what_the_table_says() -> None:
+    table = (ROOT / "clients" / "typescript" / "src" / "errors.ts").read_text(encoding="utf-8")
+    block = table.split("export const ERRORS")[1].split("};")[0]
+    rows = dict(re.findall(r"^\s+(\d+): (\w+),$", block, flags=re.MULTILINE))
+    assert rows == {str(row.status): row.error.__name__ for row in STATUSES}
 
 
 def test_one_table_answers_errors_and_raises_them_back() -> None:

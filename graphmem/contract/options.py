@@ -420,7 +420,20 @@ class Limit(BaseModel):
 
     model_config = OPTIONS
 
-    limit: int = Field(1000, ge=1, le=MAX_INTEGER, description="the most to do in this call")
+    limit: Annotated[int, Strict()] = Field(
+        1000, ge=1, le=MAX_INTEGER, description="the most to do in this call"
+    )
+
+
+class TurnsWanted(BaseModel):
+    """Which turns to read: a session's, all or the last of them."""
+
+    model_config = OPTIONS
+
+    session: str = Field("", description='the session; "" (default) for turns without one')
+    last: Annotated[int, Strict()] | None = Field(
+        None, ge=0, le=MAX_INTEGER, description="only the last this many; default: all"
+    )
 
 
 class Records(BaseModel):

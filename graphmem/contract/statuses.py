@@ -38,7 +38,6 @@ STATUSES = (
     ),
     Status(401, AccessError, "unauthorized", "no key, or an unknown or revoked one"),
     Status(403, AccessError, "forbidden", "the key may not touch this owner"),
-    Status(404, InvalidInputError, "not_found", "no such key"),
     Status(408, RequestRefusedError, "request_timeout", "the request body did not arrive in time"),
     Status(409, ConflictError, "conflict", "the input contradicts what is stored"),
     Status(

@@ -451,23 +451,6 @@ export interface components {
             short_term_at: string;
         };
         /**
-         * Cause
-         * @description Knowledge to teach: a cause, its effect, how surely one brings the other.
-         */
-        Cause: {
-            /** Cause */
-            cause: string;
-            /** Effect */
-            effect: string;
-            /** Sufficiency */
-            sufficiency: number;
-            /**
-             * At
-             * @description ISO 8601 with a UTC offset (whole minutes), from the year 1500 to 8499; default: now
-             */
-            at?: string | null;
-        };
-        /**
          * Components
          * @description The components of a score.
          *
@@ -714,6 +697,23 @@ export interface components {
              * @default false
              */
             admin?: boolean;
+        };
+        /**
+         * Lesson
+         * @description Knowledge to teach: a cause, its effect, how surely one brings the other.
+         */
+        Lesson: {
+            /** Cause */
+            cause: string;
+            /** Effect */
+            effect: string;
+            /** Sufficiency */
+            sufficiency: number;
+            /**
+             * At
+             * @description ISO 8601 with a UTC offset (whole minutes), from the year 1500 to 8499; default: now
+             */
+            at?: string | null;
         };
         /**
          * Limit
@@ -1110,7 +1110,7 @@ export interface components {
         };
         /**
          * RecallQuestion
-         * @description What to recall, and how.
+         * @description What to recall, and how: the query, how deep and how much, the weights, the filters.
          */
         RecallQuestion: {
             /**
@@ -1188,7 +1188,7 @@ export interface components {
         };
         /**
          * Recalled
-         * @description A recall's subgraph, and its text as it would go into a prompt.
+         * @description A recall's subgraph, and its text as it would go into a prompt (the HTTP answer).
          */
         Recalled: {
             recall: components["schemas"]["Recall"];
@@ -1448,15 +1448,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -1587,15 +1578,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -1717,15 +1699,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1867,15 +1840,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -2003,15 +1967,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2153,15 +2108,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -2289,15 +2235,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2439,15 +2376,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -2542,7 +2470,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Cause"];
+                "application/json": components["schemas"]["Lesson"];
             };
         };
         responses: {
@@ -2577,15 +2505,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2727,15 +2646,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -2863,15 +2773,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3014,15 +2915,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -3146,15 +3038,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3295,15 +3178,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -3430,15 +3304,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3576,15 +3441,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -3708,15 +3564,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3858,15 +3705,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorAnswer"];
                 };
             };
-            /** @description no such key */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
             /** @description the request body did not arrive in time */
             408: {
                 headers: {
@@ -3988,15 +3826,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4129,15 +3958,6 @@ export interface operations {
             };
             /** @description the key may not touch this owner */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorAnswer"];
-                };
-            };
-            /** @description no such key */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
