@@ -1,9 +1,9 @@
 """Forgetting one message: what derives only from it goes, what it shared is derived again.
 
-Given a turn's provenance (store.base.Provenance), `forgetting` works out every change before
+Given a turn's provenance (store.findings.Provenance), `forgetting` works out every change before
 anything is written, so a model failure leaves the memory as it was:
 - the turn goes, and the memories FROM it alone (its observation) with their edges; its id
-  leaves a tombstone (store.base.Tombstone: a hash, never the text), written by the store in
+  leaves a tombstone (contract.Tombstone: a hash, never the text), written by the store in
   the same transaction, so that observing the message again stores nothing;
 - a dialogue summary that covered it and other turns is written again from the others;
 - an event that it or such a summary is PART_OF is told again from the developments that

@@ -1,4 +1,4 @@
-"""What callers hand the facade, checked: times, queries, items to observe, recall's options.
+"""What callers hand the facade, checked: times, queries, items to observe, a graph to load.
 
 Each check raises InvalidInputError naming the problem, before anything is stored or read.
 The checks of single values (owner, text, identifiers) are the model's own (graphmem.model);

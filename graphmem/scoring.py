@@ -1,27 +1,27 @@
 """Retrieval scoring (Generative Agents' memory stream, with attention and association).
 
-Each memory found gets nine components: relevance (cosine similarity to the query), lexical (BM25
-of the query's weighted content terms over the memories found, of each memory's own text and of it
-read with the texts of the turns right before and after its own, each min-max normalised and
-averaged; the names of the speakers it asks about are left to speaker match), time match (how well
-the memory's time falls in a stretch of time the query names, "two months ago" or "in March":
-graphmem.timespans), speaker match (the share of its turns spoken by someone whose words the query
-asks about: a name it says, "I" for the one asking, "you said" for the agent), statement (1 for a
-memory that tells something, 0 for a question that tells nothing of its speaker: it asks and has no
-first-person word), importance (its attention label), attention (current attention) and recency
-(0.995 ** hours since last access). Each but time match, speaker match and statement (already 0-1;
-the first two 0 for all when the query names no time or speaker) is min-max normalised over the
-memories found; one equal over all of them separates none and shows 0 (so lexical is 0 for a
-memory that shares no word with the query), while the score counts it as 1 for every memory
-alike, which changes no order. Association (DESIGN.md section 4) then spreads the relevance part
-(weighted relevance + lexical, as the score counts them) through the graph: a memory gains a
-share of the best relevance of the turns right before and after its own, of the best in its
-stretch of the session, and of the memories linked to it, so a memory that is relevant by
-association is found even when its words differ. A query that asks for many things ("how many",
-"in total", "所有") spreads less within a session: each further memory of a session keeps less of
-the session's share, so that one episode does not fill the list. The weighted sum is the score;
-every scored memory keeps its raw and normalised components, the association it received and
-the memory it came through.
+Each memory found gets nine components: relevance (cosine similarity to the query), lexical
+(BM25 of the query's weighted content terms over the memories found, of each memory's own text
+and of it read with the texts of the turns right before and after its own, each min-max
+normalised and averaged; the names of the speakers it asks about are left to speaker match),
+time match (how well the memory's time falls in a stretch of time the query names, "two months
+ago" or "in March": graphmem.timespans), speaker match (the share of its turns spoken by someone
+whose words the query asks about: a name it says, "I" for the one asking, "you said" for the
+agent), statement (1 for a memory that tells something, 0 for a question that tells nothing of
+its speaker: it asks and has no first-person word), importance (its attention label), attention
+(current attention) and recency (0.995 ** hours since last access). Each but time match, speaker
+match and statement (already 0-1; the first two 0 for all when the query names no time or
+speaker) is min-max normalised over the memories found; one equal over all of them separates
+none and shows 0 (so lexical is 0 for a memory that shares no word with the query), while the
+score counts it as 1 for every memory alike, which changes no order. Association
+(docs/design.md, "Retrieval") then spreads the relevance part (weighted relevance + lexical, as
+the score counts them) through the graph: a memory gains a share of the best relevance of the
+turns right before and after its own, of the best in its stretch of the session, and of the
+memories linked to it, so a memory that is relevant by association is found even when its words
+differ. A query that asks for many things ("how many", "in total", "所有") spreads less within a
+session: each further memory of a session keeps less of the session's share, so that one episode
+does not fill the list. The weighted sum is the score; every scored memory keeps its raw and
+normalised components, the association it received and the memory it came through.
 """
 
 import re

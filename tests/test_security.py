@@ -339,7 +339,7 @@ def test_mcp_names_its_version_takes_a_sole_owner_and_refuses_what_it_does_not_t
     assert not observed.is_error  # the owner left out: alice's key covers alice only
     cases: list[tuple[dict[str, Any], str]] = [
         ({"query": "milk", "topk": 5}, "'topk'"),
-        ({"query": "milk", "at": "yesterday"}, "'at'"),
+        ({"query": "milk", "at": "yesterday"}, "at: must be a datetime"),
     ]
     for arguments, named in cases:
         refused = asyncio.run(mcp_call(url, alice, "recall", arguments))

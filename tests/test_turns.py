@@ -61,9 +61,9 @@ def test_a_forgotten_turn_leaves_the_others_in_order(memory: GraphMem, owner: st
 @pytest.mark.parametrize(
     ("arguments", "named"),
     [
-        ({"session": "a", "last": -1}, "last is -1"),
-        ({"session": "a", "last": True}, "last is True"),
-        ({"session": "a", "last": "2"}, "last is '2'"),
+        ({"session": "a", "last": -1}, "last: Input should be greater than or equal to 0"),
+        ({"session": "a", "last": True}, "last: must be a whole number, not a truth value"),
+        ({"session": "a", "last": "two"}, "last: Input should be a valid integer"),
         ({"session": 7}, "session"),
         ({"session": "x" * 300}, "session"),
     ],

@@ -50,7 +50,7 @@ class Task(Generic[Output]):
     output: type[Output]
 
 
-# -- attention labelling (DESIGN.md mechanism 1) ---------------------------------------------
+# -- attention labelling (docs/design.md, "Attention labelling") ----------------------------------
 
 
 class RelatedMemory(Question):

@@ -425,13 +425,20 @@ class Limit(BaseModel):
     )
 
 
+def _not_a_truth_value(value: object) -> object:
+    """Refuse True and False where a number is asked for (pydantic reads them as 1 and 0)."""
+    if isinstance(value, bool):
+        raise ValueError("must be a whole number, not a truth value")
+    return value
+
+
 class TurnsWanted(BaseModel):
     """Which turns to read: a session's, all or the last of them."""
 
     model_config = OPTIONS
 
     session: str = Field("", description='the session; "" (default) for turns without one')
-    last: Annotated[int, Strict()] | None = Field(
+    last: Annotated[int, BeforeValidator(_not_a_truth_value)] | None = Field(
         None, ge=0, le=MAX_INTEGER, description="only the last this many; default: all"
     )
 

@@ -19,7 +19,7 @@ WORKING_MEMORY = 5
 
 
 class AttentionPolicy(BaseModel):
-    """Tunable attention defaults (DESIGN.md, mechanism 2)."""
+    """Tunable attention defaults (docs/design.md, "Forgetting and wake-up")."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -21,7 +21,7 @@ from graphmem.model import Identifier, Link, LinkType, Probability
 
 
 class BeliefPolicy(BaseModel):
-    """Tunable consolidation defaults (DESIGN.md, mechanism 6)."""
+    """Tunable consolidation defaults (docs/design.md, "Consolidation")."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -19,7 +19,7 @@ from graphmem.model import Event, Turn, fit_text
 
 
 class SummaryPolicy(BaseModel):
-    """Tunable dialogue-summary defaults (DESIGN.md, mechanism 5)."""
+    """Tunable dialogue-summary defaults (docs/design.md, "Dialogue summaries and major events")."""
 
     model_config = ConfigDict(frozen=True)
 

@@ -22,7 +22,7 @@ from graphmem.model import Impression, Memory, MemoryKind, Moment
 
 
 class ImpressionPolicy(BaseModel):
-    """Tunable impression defaults (DESIGN.md, mechanism 7)."""
+    """Tunable impression defaults (docs/design.md, "Impression impact")."""
 
     model_config = ConfigDict(frozen=True)
 

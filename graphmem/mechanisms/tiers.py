@@ -12,7 +12,7 @@ from graphmem.model import Tier
 
 
 class TierPolicy(BaseModel):
-    """Tunable tier defaults (DESIGN.md, mechanism 3)."""
+    """Tunable tier defaults (docs/design.md, "Tiers and motivation")."""
 
     model_config = ConfigDict(frozen=True)
 
