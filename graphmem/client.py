@@ -6,9 +6,11 @@ back, so an agent moves between in-process and remote memory by changing the lin
 it. What cannot cross HTTP is left out: `progress` callbacks, and the counters of the process
 (`model_calls`, `store_traffic`), which are the server's.
 
-Errors come back as the GraphMemError the server met (400 and 422 InvalidInputError, 409
-ConflictError, 502 ModelError, 503 StoreUnavailableError), 401 and 403 as AccessError, 413 and
-429 as RequestRefusedError; a key unknown to `revoke_key` (404) gives None, as in process. A call
+Each verb's options are the contract's models (graphmem.contract), checked here as the server
+checks them: a bad one is an InvalidInputError naming the field before anything is sent. Errors
+come back as the contract's table of statuses says (`error_of`: 400 and 422 InvalidInputError,
+409 ConflictError, 502 ModelError, 503 StoreUnavailableError, 401 and 403 AccessError, 413 and
+429 RequestRefusedError); a key unknown to `revoke_key` (404) gives None, as in process. A call
 that changes nothing more when repeated (a read, a peek, an observe whose messages all have ids,
 the sleep job, forgetting) is tried again after a connection error or a 503, and any call after
 a 429, up to `retries` times, waiting what Retry-After says or else `backoff` seconds, doubled
@@ -38,15 +40,26 @@ from graphmem.contract import (
     GraphCounts,
     Health,
     KeyInfo,
+    KeyRequest,
+    Lesson,
+    Limit,
+    MessageRef,
     NewKey,
     Observation,
+    ObserveMany,
+    ObserveOne,
+    OptionsT,
     OwnerGraph,
     Profile,
     QueryTurn,
     Recall,
     RecallQuestion,
+    Records,
     SleepReport,
+    TurnsWanted,
+    When,
     error_of,
+    options_of,
     read_export,
 )
 from graphmem.errors import (
@@ -99,22 +112,21 @@ def _recall(response: httpx.Response) -> Recall:
     return _RecallAnswer.model_validate_json(response.content).recall
 
 
-def _listed(values: Sequence[str] | None) -> list[str] | None:
-    """A sequence as JSON's list (a text is sent as it is, for the server to refuse)."""
-    return None if values is None or isinstance(values, str) else list(values)
+def _options(model: type[OptionsT], **given: Any) -> OptionsT:
+    """A verb's options as the contract has them (InvalidInputError names a bad one)."""
+    return options_of(model, None, given)
 
 
-def _moment(at: datetime | None) -> str | None:
-    """A time as the API takes it."""
-    return None if at is None else at.isoformat()
+def _batch(items: Sequence[Mapping[str, Any]], readmit_forgotten: bool) -> ObserveMany:
+    """observe_many's items as the contract's batch (InvalidInputError names a bad one)."""
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+        raise InvalidInputError("items must be a non-empty list of {text, message_id, ...} maps")
+    return _options(ObserveMany, messages=list(items), readmit_forgotten=readmit_forgotten)
 
 
-def _message(item: Mapping[str, Any]) -> dict[str, Any]:
-    """An item to observe as the API takes it."""
-    message = dict(item)
-    if isinstance(message.get("at"), datetime):
-        message["at"] = message["at"].isoformat()
-    return message
+def _body(options: BaseModel) -> dict[str, Any]:
+    """Options as a request sends them: JSON, the defaults left to the server."""
+    return options.model_dump(mode="json", exclude_defaults=True)
 
 
 def _owner_path(owner: str, verb: str) -> str:
@@ -126,34 +138,22 @@ class Calls:
     """The request of each verb, shared by the two clients."""
 
     @staticmethod
-    def turns(owner: str, session: str, last: int | None) -> Call[list[Turn]]:
+    def turns(owner: str, wanted: TurnsWanted) -> Call[list[Turn]]:
         """The request of turns."""
-        params: dict[str, Any] = {"session": session} | ({} if last is None else {"last": last})
-        return Calls.get(_owner_path(owner, "turns"), _reader(list[Turn]), params)
+        return Calls.get(_owner_path(owner, "turns"), _reader(list[Turn]), _body(wanted))
 
     @staticmethod
-    def observe(owner: str, message: dict[str, Any], readmit: bool) -> Call[Observation]:
-        """The request of observe."""
-        body = {**_message(message), "readmit_forgotten": readmit}
-        idempotent = message.get("message_id") is not None
-        return Call(
-            "POST", _owner_path(owner, "observe"), _reader(Observation), body, None, idempotent
-        )
+    def observe(owner: str, message: ObserveOne) -> Call[Observation]:
+        """The request of observe: repeating it changes nothing more once it has an id."""
+        path, idempotent = _owner_path(owner, "observe"), message.message_id is not None
+        return Call("POST", path, _reader(Observation), _body(message), None, idempotent)
 
     @staticmethod
-    def observe_many(
-        owner: str, items: Sequence[Mapping[str, Any]], readmit: bool
-    ) -> Call[list[Observation]]:
-        """The request of observe_many."""
-        if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
-            raise InvalidInputError(
-                "items must be a non-empty list of {text, message_id, ...} maps"
-            )
-        messages = [_message(item) for item in items]
-        idempotent = all(message.get("message_id") is not None for message in messages)
-        body = {"messages": messages, "readmit_forgotten": readmit}
+    def observe_many(owner: str, batch: ObserveMany) -> Call[list[Observation]]:
+        """The request of observe_many: repeating it changes nothing more once all have ids."""
+        idempotent = all(message.message_id is not None for message in batch.messages)
         path = _owner_path(owner, "observe_many")
-        return Call("POST", path, _reader(list[Observation]), body, None, idempotent)
+        return Call("POST", path, _reader(list[Observation]), _body(batch), None, idempotent)
 
     @staticmethod
     def recall(owner: str, question: RecallQuestion) -> Call[Recall]:
@@ -162,15 +162,15 @@ class Calls:
         return Call("POST", _owner_path(owner, "recall"), _recall, body, None, question.peek)
 
     @staticmethod
-    def post(owner: str, verb: str, kind: type[T], body: dict[str, Any]) -> Call[T]:
-        """A verb of an owner's memory that repeating changes nothing more."""
+    def post(owner: str, verb: str, kind: type[T], options: BaseModel | None) -> Call[T]:
+        """A verb of an owner's memory that repeating changes nothing more (None: no options)."""
+        body = {} if options is None else _body(options)
         return Call("POST", _owner_path(owner, verb), _reader(kind), body, None, True)
 
     @staticmethod
-    def create_key(owners: Sequence[str], owner_prefix: str | None, admin: bool) -> Call[NewKey]:
+    def create_key(wanted: KeyRequest) -> Call[NewKey]:
         """The request of create_key."""
-        body = {"owners": list(owners), "owner_prefix": owner_prefix, "admin": admin}
-        return Call("POST", "/v1/keys", _reader(NewKey), body)
+        return Call("POST", "/v1/keys", _reader(NewKey), _body(wanted))
 
     @staticmethod
     def revoke_key(key_id: str) -> Call[KeyInfo | None]:
@@ -274,14 +274,16 @@ class GraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> Observation:
         """GraphMem.observe, over HTTP."""
-        message = {
-            "text": text,
-            "message_id": message_id,
-            "at": at,
-            "speaker": speaker,
-            "session": session,
-        }
-        return self._do(Calls.observe(owner, message, readmit_forgotten))
+        message = _options(
+            ObserveOne,
+            text=text,
+            message_id=message_id,
+            at=at,
+            speaker=speaker,
+            session=session,
+            readmit_forgotten=readmit_forgotten,
+        )
+        return self._do(Calls.observe(owner, message))
 
     def observe_many(
         self,
@@ -291,7 +293,7 @@ class GraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> list[Observation]:
         """GraphMem.observe_many, over HTTP."""
-        return self._do(Calls.observe_many(owner, items, readmit_forgotten))
+        return self._do(Calls.observe_many(owner, _batch(items, readmit_forgotten)))
 
     def recall(
         self,
@@ -304,11 +306,12 @@ class GraphMemClient(_Client):
 
     def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP."""
-        return self._do(Calls.post(owner, "consolidate", SleepReport, {"at": _moment(at)}))
+        return self._do(Calls.post(owner, "consolidate", SleepReport, _options(When, at=at)))
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """GraphMem.complete_pending, over HTTP."""
-        return self._do(Calls.post(owner, "complete_pending", int, {"limit": limit}))
+        limited = _options(Limit, limit=limit)
+        return self._do(Calls.post(owner, "complete_pending", int, limited))
 
     def learn(
         self,
@@ -320,21 +323,21 @@ class GraphMemClient(_Client):
         at: datetime | None = None,
     ) -> None:
         """GraphMem.learn, over HTTP."""
-        body = {"cause": cause, "effect": effect, "sufficiency": sufficiency, "at": _moment(at)}
-        self._do(Calls.post(owner, "learn", dict[str, str], body))
+        lesson = _options(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
+        self._do(Calls.post(owner, "learn", dict[str, str], lesson))
 
     def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """GraphMem.retier, over HTTP."""
-        return self._do(Calls.post(owner, "retier", int, {"at": _moment(at)}))
+        return self._do(Calls.post(owner, "retier", int, _options(When, at=at)))
 
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP."""
-        body = {"message_id": message_id}
-        return self._do(Calls.post(owner, "forget_message", Forgotten, body))
+        message = _options(MessageRef, message_id=message_id)
+        return self._do(Calls.post(owner, "forget_message", Forgotten, message))
 
     def forget(self, owner: str) -> GraphCounts:
         """GraphMem.forget, over HTTP."""
-        return self._do(Calls.post(owner, "forget", GraphCounts, {}))
+        return self._do(Calls.post(owner, "forget", GraphCounts, None))
 
     def owners(self) -> list[str]:
         """GraphMem.owners, over HTTP: those this key may touch."""
@@ -346,17 +349,18 @@ class GraphMemClient(_Client):
 
     def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """GraphMem.health, over HTTP."""
-        params = {} if at is None else {"at": at.isoformat()}
-        return self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
+        when = _body(_options(When, at=at))
+        return self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), when))
 
     def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """GraphMem.profile, over HTTP."""
-        params = {} if at is None else {"at": at.isoformat()}
-        return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
+        when = _body(_options(When, at=at))
+        return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), when))
 
     def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP."""
-        return self._do(Calls.turns(owner, session, last))
+        wanted = _options(TurnsWanted, session=session, last=last)
+        return self._do(Calls.turns(owner, wanted))
 
     def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP."""
@@ -364,8 +368,8 @@ class GraphMemClient(_Client):
 
     def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
         """GraphMem.load, over HTTP."""
-        body = {"records": graph.records()}
-        return self._do(Calls.post(owner, "load", GraphCounts, body))
+        records = _options(Records, records=graph.records())
+        return self._do(Calls.post(owner, "load", GraphCounts, records))
 
     def create_key(
         self,
@@ -375,7 +379,8 @@ class GraphMemClient(_Client):
         admin: bool = False,
     ) -> NewKey:
         """GraphMem.create_key, over HTTP (an admin key's)."""
-        return self._do(Calls.create_key(owners, owner_prefix, admin))
+        wanted = _options(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
+        return self._do(Calls.create_key(wanted))
 
     def list_keys(self) -> list[KeyInfo]:
         """GraphMem.list_keys, over HTTP (an admin key's)."""
@@ -447,14 +452,16 @@ class AsyncGraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> Observation:
         """GraphMem.observe, over HTTP, awaitable."""
-        message = {
-            "text": text,
-            "message_id": message_id,
-            "at": at,
-            "speaker": speaker,
-            "session": session,
-        }
-        return await self._do(Calls.observe(owner, message, readmit_forgotten))
+        message = _options(
+            ObserveOne,
+            text=text,
+            message_id=message_id,
+            at=at,
+            speaker=speaker,
+            session=session,
+            readmit_forgotten=readmit_forgotten,
+        )
+        return await self._do(Calls.observe(owner, message))
 
     async def observe_many(
         self,
@@ -464,7 +471,7 @@ class AsyncGraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> list[Observation]:
         """GraphMem.observe_many, over HTTP, awaitable."""
-        return await self._do(Calls.observe_many(owner, items, readmit_forgotten))
+        return await self._do(Calls.observe_many(owner, _batch(items, readmit_forgotten)))
 
     async def recall(
         self,
@@ -477,11 +484,12 @@ class AsyncGraphMemClient(_Client):
 
     async def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "consolidate", SleepReport, {"at": _moment(at)}))
+        return await self._do(Calls.post(owner, "consolidate", SleepReport, _options(When, at=at)))
 
     async def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """GraphMem.complete_pending, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "complete_pending", int, {"limit": limit}))
+        limited = _options(Limit, limit=limit)
+        return await self._do(Calls.post(owner, "complete_pending", int, limited))
 
     async def learn(
         self,
@@ -493,21 +501,21 @@ class AsyncGraphMemClient(_Client):
         at: datetime | None = None,
     ) -> None:
         """GraphMem.learn, over HTTP, awaitable."""
-        body = {"cause": cause, "effect": effect, "sufficiency": sufficiency, "at": _moment(at)}
-        await self._do(Calls.post(owner, "learn", dict[str, str], body))
+        lesson = _options(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
+        await self._do(Calls.post(owner, "learn", dict[str, str], lesson))
 
     async def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """GraphMem.retier, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "retier", int, {"at": _moment(at)}))
+        return await self._do(Calls.post(owner, "retier", int, _options(When, at=at)))
 
     async def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP, awaitable."""
-        body = {"message_id": message_id}
-        return await self._do(Calls.post(owner, "forget_message", Forgotten, body))
+        message = _options(MessageRef, message_id=message_id)
+        return await self._do(Calls.post(owner, "forget_message", Forgotten, message))
 
     async def forget(self, owner: str) -> GraphCounts:
         """GraphMem.forget, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "forget", GraphCounts, {}))
+        return await self._do(Calls.post(owner, "forget", GraphCounts, None))
 
     async def owners(self) -> list[str]:
         """GraphMem.owners, over HTTP, awaitable: those this key may touch."""
@@ -519,17 +527,18 @@ class AsyncGraphMemClient(_Client):
 
     async def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """GraphMem.health, over HTTP, awaitable."""
-        params = {} if at is None else {"at": at.isoformat()}
-        return await self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), params))
+        when = _body(_options(When, at=at))
+        return await self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), when))
 
     async def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """GraphMem.profile, over HTTP, awaitable."""
-        params = {} if at is None else {"at": at.isoformat()}
-        return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), params))
+        when = _body(_options(When, at=at))
+        return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), when))
 
     async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP, awaitable."""
-        return await self._do(Calls.turns(owner, session, last))
+        wanted = _options(TurnsWanted, session=session, last=last)
+        return await self._do(Calls.turns(owner, wanted))
 
     async def export(self, owner: str) -> OwnerGraph:
         """GraphMem.export, over HTTP, awaitable."""
@@ -537,8 +546,8 @@ class AsyncGraphMemClient(_Client):
 
     async def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
         """GraphMem.load, over HTTP, awaitable."""
-        body = {"records": graph.records()}
-        return await self._do(Calls.post(owner, "load", GraphCounts, body))
+        records = _options(Records, records=graph.records())
+        return await self._do(Calls.post(owner, "load", GraphCounts, records))
 
     async def create_key(
         self,
@@ -548,7 +557,8 @@ class AsyncGraphMemClient(_Client):
         admin: bool = False,
     ) -> NewKey:
         """GraphMem.create_key, over HTTP, awaitable (an admin key's)."""
-        return await self._do(Calls.create_key(owners, owner_prefix, admin))
+        wanted = _options(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
+        return await self._do(Calls.create_key(wanted))
 
     async def list_keys(self) -> list[KeyInfo]:
         """GraphMem.list_keys, over HTTP, awaitable (an admin key's)."""

@@ -136,15 +136,23 @@ def test_the_mcp_tools_take_the_contracts_models_and_the_owner() -> None:
         assert arguments == {*options.model_fields, "owner"}, name
 
 
-def test_the_command_line_has_a_flag_for_each_recall_option() -> None:
+CLI_OPTIONS: dict[str, type[BaseModel]] = {
+    "recall": RecallQuestion,
+    "learn": Lesson,
+    "turns": TurnsWanted,
+    "complete-pending": Limit,
+}
+"""Each command whose flags the contract's model makes (and the shared --at, the query)."""
+
+
+def test_the_command_line_has_a_flag_for_each_option() -> None:
     [commands] = [
         action for action in parser()._actions if isinstance(action, argparse._SubParsersAction)
     ]
-    recall = commands.choices["recall"]
-    flags = {
-        action.dest for action in recall._actions if action.option_strings or action.dest == "query"
-    }
-    assert set(RecallQuestion.model_fields) <= flags
+    for name, options in CLI_OPTIONS.items():
+        command = commands.choices[name]
+        flags = {action.dest for action in command._actions}
+        assert set(options.model_fields) <= flags, name
     assert flag_of("sessions", RecallQuestion.model_fields["sessions"]) == "--session"
     assert flag_of("max_tokens", RecallQuestion.model_fields["max_tokens"]) == "--max-tokens"
 

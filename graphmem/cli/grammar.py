@@ -16,7 +16,7 @@ from graphmem import __version__
 from graphmem.cli.options import add_options
 from graphmem.cli.times import AT_EXAMPLE, moment
 from graphmem.config import user_store_file
-from graphmem.contract import LEASE, RecallQuestion
+from graphmem.contract import LEASE, Lesson, Limit, RecallQuestion, TurnsWanted
 from graphmem.demo import default_language
 from graphmem.demo_story import LANGUAGES
 from graphmem.memory import OBSERVE_CHUNK
@@ -265,10 +265,7 @@ def add_reading(commands: Commands, shared: SharedFlags) -> None:
     turns = commands.add_parser(
         "turns", parents=[shared.owned], help="one session's turns in order, with their message ids"
     )
-    turns.add_argument(
-        "--session", default="", help="the session (default: the turns observed without one)"
-    )
-    turns.add_argument("--last", type=int, metavar="N", help="only the last N turns (default: all)")
+    add_options(turns, TurnsWanted)
     turns.add_argument("--json", action="store_true", help="print the turns as a JSON list")
 
 
@@ -279,11 +276,7 @@ def add_upkeep(commands: Commands, shared: SharedFlags) -> None:
         parents=[shared.owned, shared.timed],
         help="causal knowledge: CAUSE leads to EFFECT with a sufficiency (0-1)",
     )
-    learn.add_argument("--cause", required=True, help="what leads to the effect")
-    learn.add_argument("--effect", required=True, help="what the cause leads to")
-    learn.add_argument(
-        "--sufficiency", type=float, required=True, help="how surely it does, from 0 to 1"
-    )
+    add_options(learn, Lesson)  # the time it is learned at is the shared --at
     retier = commands.add_parser(
         "retier",
         parents=[shared.owned, shared.timed],
@@ -295,9 +288,7 @@ def add_upkeep(commands: Commands, shared: SharedFlags) -> None:
         parents=[shared.owned],
         help="derive the memories of turns left pending by a failed model, oldest first",
     )
-    pending.add_argument(
-        "--limit", type=int, default=1000, help="turns derived at most (default 1000)"
-    )
+    add_options(pending, Limit)
     pending.add_argument("--json", action="store_true", help="print the count as JSON")
 
 

@@ -13,13 +13,16 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 
 from graphmem.cli.times import moment
+from graphmem.contract import OptionsT, options_of
 
 SPELLING = {"k": "-k", "budget_seconds": "--budget"}
 """Fields whose flag is not their name with dashes."""
 GIVEN_ELSEWHERE = {"query", "at"}
-"""Fields a command takes its own way: the query as its argument, the time as the shared --at."""
+"""Fields a command takes its own way, no flag made: the query as its argument, the time as the
+shared --at."""
 
 
 def flag_of(name: str, field: FieldInfo) -> str:
@@ -36,7 +39,7 @@ def add_options(command: argparse.ArgumentParser, model: type[BaseModel]) -> Non
         if name in GIVEN_ELSEWHERE:
             continue
         described = field.description or name
-        if field.default not in (None, False):
+        if field.default not in (None, False, PydanticUndefined):
             described += f" (default {field.default})"
         item = _item_type(field)
         flag = flag_of(name, field)
@@ -63,17 +66,19 @@ def add_options(command: argparse.ArgumentParser, model: type[BaseModel]) -> Non
                 metavar=shown,
                 help=described,
                 default=argparse.SUPPRESS,
+                required=field.is_required(),
             )
 
 
 def options_given(arguments: argparse.Namespace, model: type[BaseModel]) -> dict[str, Any]:
-    """The model's fields its flags gave, by name: neither those left out nor GIVEN_ELSEWHERE."""
+    """The model's fields the command line gave, by name (those left out are not there)."""
     given = vars(arguments)
-    return {
-        name: given[name]
-        for name in model.model_fields
-        if name in given and name not in GIVEN_ELSEWHERE
-    }
+    return {name: given[name] for name in model.model_fields if name in given}
+
+
+def parsed(arguments: argparse.Namespace, model: type[OptionsT]) -> OptionsT:
+    """The model of what the command line gave, the model's defaults for the rest."""
+    return options_of(model, None, options_given(arguments, model))
 
 
 def _plain_type(annotation: Any) -> Any:

@@ -5,7 +5,7 @@ import json
 import sys
 from typing import TextIO
 
-from graphmem.cli.options import options_given
+from graphmem.cli.options import options_given, parsed
 from graphmem.cli.printers import (
     counted,
     print_counts,
@@ -14,7 +14,7 @@ from graphmem.cli.printers import (
     say_unknown_owner,
 )
 from graphmem.config import Settings
-from graphmem.contract import RecallQuestion
+from graphmem.contract import RecallQuestion, TurnsWanted
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import check_text
@@ -25,8 +25,7 @@ def run_recall(settings: Settings, arguments: argparse.Namespace, out: TextIO) -
     owner = arguments.owner
     query = checked_query(sys.stdin.read() if arguments.query == "-" else arguments.query)
     with GraphMem.open(settings) as memory:
-        options = options_given(arguments, RecallQuestion)
-        recall = memory.recall(owner, query, at=arguments.at, **options)
+        recall = memory.recall(owner, **options_given(arguments, RecallQuestion) | {"query": query})
         nothing_stored = not recall.memories and memory.statistics(owner).total == 0
     if arguments.json:
         print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
@@ -118,9 +117,10 @@ def run_profile(settings: Settings, arguments: argparse.Namespace, out: TextIO) 
 
 def run_turns(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
     """Print one session's turns in order: place, time, speaker, message id and text (or JSON)."""
-    owner, session = arguments.owner, arguments.session
+    owner, wanted = arguments.owner, parsed(arguments, TurnsWanted)
+    session = wanted.session
     with GraphMem.open(settings) as memory:
-        turns = memory.turns(owner, session=session, last=arguments.last)
+        turns = memory.turns(owner, session=session, last=wanted.last)
     if arguments.json:
         print(json.dumps([turn.model_dump(mode="json") for turn in turns]), file=out)
         return

@@ -5,10 +5,11 @@ import json
 from datetime import timedelta
 from typing import TextIO
 
+from graphmem.cli.options import parsed
 from graphmem.cli.printers import counted, say_unknown_owner
 from graphmem.cli.progress import SleepProgressPrinter
 from graphmem.config import Settings
-from graphmem.contract import LEASE
+from graphmem.contract import LEASE, Lesson, Limit
 from graphmem.errors import GraphMemError, InvalidInputError
 from graphmem.memory import GraphMem
 
@@ -47,14 +48,12 @@ def run_consolidate(settings: Settings, arguments: argparse.Namespace, out: Text
 
 def run_learn(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
     """Teach the owner that a cause leads to an effect with a sufficiency, and say so."""
-    owner = arguments.owner
+    owner, lesson = arguments.owner, parsed(arguments, Lesson)
     with GraphMem.open(settings) as memory:
-        memory.learn(
-            owner, arguments.cause, arguments.effect, arguments.sufficiency, at=arguments.at
-        )
+        memory.learn(owner, lesson.cause, lesson.effect, lesson.sufficiency, at=lesson.at)
         print(
-            f"{owner} learned: {arguments.cause} -> {arguments.effect}"
-            f" (sufficiency {arguments.sufficiency:.2f})",
+            f"{owner} learned: {lesson.cause} -> {lesson.effect}"
+            f" (sufficiency {lesson.sufficiency:.2f})",
             file=out,
         )
 
@@ -74,7 +73,7 @@ def run_complete_pending(settings: Settings, arguments: argparse.Namespace, out:
     """Derive the memories of the owner's pending turns, oldest first, and count them."""
     owner = arguments.owner
     with GraphMem.open(settings) as memory:
-        derived = memory.complete_pending(owner, limit=arguments.limit)
+        derived = memory.complete_pending(owner, limit=parsed(arguments, Limit).limit)
     if arguments.json:
         print(json.dumps({"owner": owner, "derived": derived}), file=out)
     else:

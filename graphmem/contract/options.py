@@ -397,9 +397,9 @@ class Lesson(BaseModel):
 
     model_config = OPTIONS
 
-    cause: Text
-    effect: Text
-    sufficiency: float = Field(ge=0, le=1)
+    cause: Text = Field(description="what leads to the effect")
+    effect: Text = Field(description="what the cause leads to")
+    sufficiency: float = Field(ge=0, le=1, description="how surely it does, from 0 to 1")
     at: GivenTime = None
 
 
