@@ -22,6 +22,7 @@ from graphmem.cli.options import flag_of
 from graphmem.client import AsyncGraphMemClient, Calls, GraphMemClient
 from graphmem.contract import (
     STATUSES,
+    KeyRequest,
     Lesson,
     Limit,
     MessageRef,
@@ -141,6 +142,7 @@ CLI_OPTIONS: dict[str, type[BaseModel]] = {
     "learn": Lesson,
     "turns": TurnsWanted,
     "complete-pending": Limit,
+    "keys create": KeyRequest,
 }
 """Each command whose flags the contract's model makes (and the shared --at, the query)."""
 
@@ -150,7 +152,14 @@ def test_the_command_line_has_a_flag_for_each_option() -> None:
         action for action in parser()._actions if isinstance(action, argparse._SubParsersAction)
     ]
     for name, options in CLI_OPTIONS.items():
-        command = commands.choices[name]
+        command = commands.choices[name.split()[0]]
+        if " " in name:  # an action of a command: its own parser
+            [actions] = [
+                action
+                for action in command._actions
+                if isinstance(action, argparse._SubParsersAction)
+            ]
+            command = actions.choices[name.split()[1]]
         flags = {action.dest for action in command._actions}
         assert set(options.model_fields) <= flags, name
     assert flag_of("sessions", RecallQuestion.model_fields["sessions"]) == "--session"

@@ -16,7 +16,7 @@ from graphmem import __version__
 from graphmem.cli.options import add_options
 from graphmem.cli.times import AT_EXAMPLE, moment
 from graphmem.config import user_store_file
-from graphmem.contract import LEASE, Lesson, Limit, RecallQuestion, TurnsWanted
+from graphmem.contract import LEASE, KeyRequest, Lesson, Limit, RecallQuestion, TurnsWanted
 from graphmem.demo import default_language
 from graphmem.demo_story import LANGUAGES
 from graphmem.memory import OBSERVE_CHUNK
@@ -349,11 +349,7 @@ def add_servers(commands: Commands, shared: SharedFlags) -> None:
         help="a new key for --owner (repeatable), --owner-prefix or --admin: its secret alone on"
         " stdout, shown this once",
     )
-    create.add_argument("--owner", action="append", default=[], help="an owner the key may touch")
-    create.add_argument("--owner-prefix", help="the key may touch owners starting with this")
-    create.add_argument(
-        "--admin", action="store_true", help="the key may touch every owner and manage keys"
-    )
+    add_options(create, KeyRequest)
     create.add_argument("--json", action="store_true", help="print the key as JSON")
     listing = actions.add_parser("list", parents=[shared.store], help="every key, never its secret")
     listing.add_argument("--json", action="store_true", help="a JSON object a key")

@@ -39,7 +39,13 @@ def add_options(command: argparse.ArgumentParser, model: type[BaseModel]) -> Non
         if name in GIVEN_ELSEWHERE:
             continue
         described = field.description or name
-        if field.default not in (None, False, PydanticUndefined):
+        if field.default not in (
+            None,
+            False,
+            "",
+            [],
+            PydanticUndefined,
+        ):  # a default that says something
             described += f" (default {field.default})"
         item = _item_type(field)
         flag = flag_of(name, field)

@@ -9,7 +9,9 @@ from typing import TextIO
 from urllib.parse import quote
 
 from graphmem.cli.grammar import SERVE_PORT
+from graphmem.cli.options import parsed
 from graphmem.config import Settings
+from graphmem.contract import KeyRequest
 from graphmem.errors import InvalidInputError, StoreError
 from graphmem.memory import GraphMem
 
@@ -82,12 +84,8 @@ def held_store_advice(done: str, route: str, command: list[str]) -> str:
 
 def run_keys_create(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
     """Create a key for the owners, the owner prefix, or an admin: its secret (or JSON) on `out`."""
-    scope = {
-        "owners": arguments.owner,
-        "owner_prefix": arguments.owner_prefix,
-        "admin": arguments.admin,
-    }
-    body = json.dumps({name: value for name, value in scope.items() if value})
+    wanted = parsed(arguments, KeyRequest)
+    body = wanted.model_dump_json(exclude_defaults=True)
     first = ["curl", "-X", "POST", *JSON_BODY, json.dumps({"admin": True}), KEYS_URL]
     advice = held_store_advice(
         "create the key",
@@ -98,9 +96,7 @@ def run_keys_create(settings: Settings, arguments: argparse.Namespace, out: Text
         f" one (and asks for keys from then on): `{shlex.join(first)}`"
     )
     with keys_memory(settings, advice) as memory:
-        made = memory.create_key(
-            owners=arguments.owner, owner_prefix=arguments.owner_prefix, admin=arguments.admin
-        )
+        made = memory.create_key(**wanted.model_dump())
         print(made.model_dump_json() if arguments.json else made.secret, file=out)
         print(
             f"key {made.key.id} ({made.key.scope()}) is shown this once: keep it"
