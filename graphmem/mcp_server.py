@@ -14,10 +14,11 @@ from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager, suppress
 from contextvars import ContextVar
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import anyio
 from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
 
 from graphmem import __version__
 from graphmem.config import Settings
@@ -43,7 +44,7 @@ try:
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.server.mcpserver.tools import Tool
-    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+    from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
     from mcp.server.models import InitializationOptions
     from mcp.server.stdio import stdio_server
     from mcp.server.transport_security import TransportSecuritySettings
@@ -414,12 +415,34 @@ def _tool(
             destructive_hint=destructive, idempotent_hint=True if idempotent else None
         ),
     )
-    if output is not None:
-        tool.fn_metadata.output_schema = _json_schema(output)
-    arguments = arguments_of(options)
-    tool.fn_metadata.arg_model = arguments
-    tool.parameters = arguments.model_json_schema(by_alias=True)
+    read = tool.fn_metadata
+    tool.fn_metadata = ContractArguments(
+        arg_model=arguments_of(options),
+        output_schema=read.output_schema if output is None else _json_schema(output),
+        output_model=read.output_model,
+        wrap_output=read.wrap_output,
+    )
+    tool.parameters = tool.fn_metadata.arg_model.model_json_schema(by_alias=True)
     return tool
+
+
+class ContractArguments(FuncMetadata):
+    """The SDK's reading of a tool's arguments, a text kept a text where the contract takes one.
+
+    The SDK parses JSON text given for any field that is not plain text (some clients send lists
+    so); a query that looks like JSON must stay the query.
+    """
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Parse the JSON text given for a list or an object, not for a field that takes text."""
+        texts = {name for name, field in self.arg_model.model_fields.items() if _takes_text(field)}
+        parsed = super().pre_parse_json({k: v for k, v in data.items() if k not in texts})
+        return {key: data[key] if key in texts else parsed[key] for key in data}
+
+
+def _takes_text(field: FieldInfo) -> bool:
+    """Whether a field takes a text as it is (str, or a union with str)."""
+    return field.annotation is str or str in get_args(field.annotation)
 
 
 def _finite(value: object) -> bool:

@@ -298,7 +298,7 @@ RECALL_WRONG_TYPES: list[tuple[str, Any]] = [
     ("motivation", -1),
     ("motivation", 11),
     ("motivation", math.nan),
-    ("at", "2026-03-01T09:00:00+00:00"),
+    ("at", "yesterday"),  # ISO 8601 text is a time on every face; this is none
     ("at", 42),
     ("at", datetime(2026, 3, 1, 9)),  # naive: no offset
     ("weights", 42),
@@ -1165,7 +1165,7 @@ MCP_WRONG_TYPES: list[tuple[str, dict[str, Any], str]] = [
     ("observe", {"at": 42}, "at"),
     ("observe", {"at": True}, "at"),
     ("observe", {"at": "yesterday"}, "at"),
-    ("observe", {"at": "2026-03-01T09:00:00"}, "timezone"),
+    ("observe", {"at": "2026-03-01T09:00:00"}, "UTC offset"),
     ("observe", {"owner": 42}, "owner"),
     ("observe", {"owner": ["ann"]}, "owner"),
     ("observe", {"owner": {"$ne": ""}}, "owner"),
