@@ -21,9 +21,7 @@ from graphmem.contract import (
     Forgotten,
     GraphCounts,
     Health,
-    KeyInfo,
     Limit,
-    NewKey,
     NightProgress,
     NightReport,
     Observation,
@@ -39,7 +37,6 @@ from graphmem.contract import (
     options_of,
 )
 from graphmem.embedding import Embedder
-from graphmem.errors import InvalidInputError
 from graphmem.health import health_report
 from graphmem.inputs import (
     check_loadable,
@@ -48,7 +45,7 @@ from graphmem.inputs import (
     observed_turns,
     query_of,
 )
-from graphmem.keys import ApiKey, authenticated, new_key
+from graphmem.key_verbs import KeyVerbs
 from graphmem.mechanisms.attention import AttentionPolicy
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
@@ -72,7 +69,7 @@ OBSERVE_CHUNK = 64
 (`perceive`), one write; fewer once the model's context refuses that many."""
 
 
-class GraphMem:
+class GraphMem(KeyVerbs):
     """Long-term memory for an agent: `observe` every perceived item, `recall` before answering.
 
     It owns the store and the embedder it is given: `close()` closes both. `accounting` holds
@@ -247,22 +244,15 @@ class GraphMem:
     ) -> SleepReport:
         """The sleep job for one owner: pending turns, summaries, consolidation, re-tiering.
 
-        Resumable and idempotent: its work is marked in the graph, each item is written at once
-        with its mark cleared, so a run killed at any point and run again ends as one that was
-        not, and a run with nothing new changes nothing. `progress` hears about every item. A
-        turn the model cannot answer about (ModelOutputError) even alone is perceived by the
-        offline cognition, its memory marked `offline` ("derived offline"), so that no later
-        night asks about it again; a model that fails otherwise stops the job with its ModelError.
+        Resumable and idempotent (graphmem.sleep says how); `progress` hears about every item. A
+        turn the model cannot answer about even alone is perceived by the offline cognition (its
+        memory marked `offline`); a model that fails otherwise stops the job with its ModelError.
         """
         with self._telemetry.verb("consolidate", owner):
             checked(check_owner, owner)
             now = moment_or_now(at)
-            return self._parts.sleep.run(
-                owner,
-                now,
-                derive_pending=self._parts.ingestion.derive_all_pending,
-                progress=progress,
-            )
+            derive = self._parts.ingestion.derive_all_pending
+            return self._parts.sleep.run(owner, now, derive_pending=derive, progress=progress)
 
     def consolidate_all(
         self,
@@ -275,12 +265,10 @@ class GraphMem:
     ) -> NightReport:
         """The sleep job for every owner whose name starts with `prefix`, by `workers` threads.
 
-        Each owner is claimed with a lease kept in the store, so that jobs in other processes
-        or on other machines sharing the store (Neo4j) take other owners, and an owner whose
-        worker died is taken over when its lease lapses and resumed where it stopped
-        (graphmem.nightly). An owner whose job ended after this one started is skipped; one
-        whose job fails (a GraphMemError: the model unreachable, ...) is reported and the job
-        goes on. `progress` hears every item and every owner claimed or ended, one at a time.
+        Owners are claimed with leases kept in the store, so that jobs elsewhere sharing it take
+        other owners and a dead worker's owners are taken over (graphmem.nightly says how); an
+        owner whose job fails is reported and the job goes on. `progress` hears every item and
+        every owner claimed or ended, one at a time.
         """
         with self._telemetry.verb("consolidate_all"):
             check_options(prefix, workers, lease)
@@ -299,45 +287,6 @@ class GraphMem:
         """Every owner that has a turn stored, sorted."""
         with self._telemetry.verb("owners"):
             return self._store.owners()
-
-    def create_key(
-        self,
-        *,
-        owners: Sequence[str] = (),
-        owner_prefix: str | None = None,
-        admin: bool = False,
-        at: datetime | None = None,
-    ) -> NewKey:
-        """A new API key of `graphmem serve` for these owners, this prefix, or every owner.
-
-        The secret is in the answer and nowhere else: the store keeps its hash (graphmem.keys).
-        """
-        with self._telemetry.verb("create_key"):
-            if isinstance(owners, str) or not isinstance(owners, Sequence):
-                raise InvalidInputError("owners must be a list of owner names")
-            record, secret = new_key(
-                owners=list(owners), owner_prefix=owner_prefix, admin=admin, now=moment_or_now(at)
-            )
-            self._store.save_key(record)
-            return NewKey(key=record.info(), secret=secret)
-
-    def list_keys(self) -> list[KeyInfo]:
-        """Every API key, oldest first, without its secret or the secret's hash."""
-        with self._telemetry.verb("list_keys"):
-            return [key.info() for key in self._store.list_keys()]
-
-    def revoke_key(self, key_id: str, *, at: datetime | None = None) -> KeyInfo | None:
-        """Revoke an API key: no request is let in with it any more; None if there is none."""
-        with self._telemetry.verb("revoke_key"):
-            if not isinstance(key_id, str):
-                raise InvalidInputError(f"key_id must be a string, not {type(key_id).__name__}")
-            revoked = self._store.revoke_key(key_id, moment_or_now(at))
-            return None if revoked is None else revoked.info()
-
-    def authenticate(self, secret: str) -> ApiKey | None:
-        """The API key a presented secret is, unless it is unknown or revoked."""
-        with self._telemetry.verb("authenticate"):
-            return authenticated(secret, self._store.find_key)
 
     def export(self, owner: str) -> OwnerGraph:
         """Every node and edge of one owner, in a fixed order."""
