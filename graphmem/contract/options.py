@@ -2,8 +2,9 @@
 
 Every face builds from these models and lists no option by hand: the server takes them as
 request bodies, MCP derives its tools' schemas from them, the clients send them, the CLI makes
-its flags from their fields, and `GraphMem` takes a model or the same keywords. Each refuses a
-field it does not know (`extra="forbid"`), NaN and Infinity, and a time no store can keep.
+its flags from their fields; `GraphMem.recall` takes its model or the same keywords, the other
+verbs keywords equal to their model's fields. Each refuses a field it does not know
+(`extra="forbid"`), NaN and Infinity, and a time no store can keep.
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,7 @@ LEASE = timedelta(minutes=5)
 MIN_LEASE = timedelta(seconds=1)
 """The shortest lease a job takes: renewed every third of it, a shorter one is all renewal."""
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
+"""A verb's options model."""
 OPTIONS = ConfigDict(extra="forbid", allow_inf_nan=False)
 """Every options model's: an unknown field, NaN or Infinity is refused, naming the field."""
 
