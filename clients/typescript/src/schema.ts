@@ -703,11 +703,20 @@ export interface components {
          * @description Knowledge to teach: a cause, its effect, how surely one brings the other.
          */
         Lesson: {
-            /** Cause */
+            /**
+             * Cause
+             * @description what leads to the effect
+             */
             cause: string;
-            /** Effect */
+            /**
+             * Effect
+             * @description what the cause leads to
+             */
             effect: string;
-            /** Sufficiency */
+            /**
+             * Sufficiency
+             * @description how surely it does, from 0 to 1
+             */
             sufficiency: number;
             /**
              * At
