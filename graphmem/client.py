@@ -48,7 +48,6 @@ from graphmem.contract import (
     Observation,
     ObserveMany,
     ObserveOne,
-    OptionsT,
     OwnerGraph,
     Profile,
     QueryTurn,
@@ -112,16 +111,11 @@ def _recall(response: httpx.Response) -> Recall:
     return _RecallAnswer.model_validate_json(response.content).recall
 
 
-def _options(model: type[OptionsT], **given: Any) -> OptionsT:
-    """A verb's options as the contract has them (InvalidInputError names a bad one)."""
-    return options_of(model, None, given)
-
-
 def _batch(items: Sequence[Mapping[str, Any]], readmit_forgotten: bool) -> ObserveMany:
     """observe_many's items as the contract's batch (InvalidInputError names a bad one)."""
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
         raise InvalidInputError("items must be a non-empty list of {text, message_id, ...} maps")
-    return _options(ObserveMany, messages=list(items), readmit_forgotten=readmit_forgotten)
+    return options_of(ObserveMany, messages=list(items), readmit_forgotten=readmit_forgotten)
 
 
 def _body(options: BaseModel) -> dict[str, Any]:
@@ -158,8 +152,8 @@ class Calls:
     @staticmethod
     def recall(owner: str, question: RecallQuestion) -> Call[Recall]:
         """The request of recall: the question as the server reads it (defaults left out)."""
-        body = question.model_dump(mode="json", exclude_defaults=True)
-        return Call("POST", _owner_path(owner, "recall"), _recall, body, None, question.peek)
+        path = _owner_path(owner, "recall")
+        return Call("POST", path, _recall, _body(question), None, question.peek)
 
     @staticmethod
     def post(owner: str, verb: str, kind: type[T], options: BaseModel | None) -> Call[T]:
@@ -274,7 +268,7 @@ class GraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> Observation:
         """GraphMem.observe, over HTTP."""
-        message = _options(
+        message = options_of(
             ObserveOne,
             text=text,
             message_id=message_id,
@@ -306,11 +300,12 @@ class GraphMemClient(_Client):
 
     def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP."""
-        return self._do(Calls.post(owner, "consolidate", SleepReport, _options(When, at=at)))
+        when = options_of(When, at=at)
+        return self._do(Calls.post(owner, "consolidate", SleepReport, when))
 
     def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """GraphMem.complete_pending, over HTTP."""
-        limited = _options(Limit, limit=limit)
+        limited = options_of(Limit, limit=limit)
         return self._do(Calls.post(owner, "complete_pending", int, limited))
 
     def learn(
@@ -323,16 +318,16 @@ class GraphMemClient(_Client):
         at: datetime | None = None,
     ) -> None:
         """GraphMem.learn, over HTTP."""
-        lesson = _options(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
+        lesson = options_of(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
         self._do(Calls.post(owner, "learn", dict[str, str], lesson))
 
     def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """GraphMem.retier, over HTTP."""
-        return self._do(Calls.post(owner, "retier", int, _options(When, at=at)))
+        return self._do(Calls.post(owner, "retier", int, options_of(When, at=at)))
 
     def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP."""
-        message = _options(MessageRef, message_id=message_id)
+        message = options_of(MessageRef, message_id=message_id)
         return self._do(Calls.post(owner, "forget_message", Forgotten, message))
 
     def forget(self, owner: str) -> GraphCounts:
@@ -349,17 +344,17 @@ class GraphMemClient(_Client):
 
     def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """GraphMem.health, over HTTP."""
-        when = _body(_options(When, at=at))
+        when = _body(options_of(When, at=at))
         return self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), when))
 
     def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """GraphMem.profile, over HTTP."""
-        when = _body(_options(When, at=at))
+        when = _body(options_of(When, at=at))
         return self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), when))
 
     def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP."""
-        wanted = _options(TurnsWanted, session=session, last=last)
+        wanted = options_of(TurnsWanted, session=session, last=last)
         return self._do(Calls.turns(owner, wanted))
 
     def export(self, owner: str) -> OwnerGraph:
@@ -368,7 +363,7 @@ class GraphMemClient(_Client):
 
     def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
         """GraphMem.load, over HTTP."""
-        records = _options(Records, records=graph.records())
+        records = options_of(Records, records=graph.records())
         return self._do(Calls.post(owner, "load", GraphCounts, records))
 
     def create_key(
@@ -379,7 +374,7 @@ class GraphMemClient(_Client):
         admin: bool = False,
     ) -> NewKey:
         """GraphMem.create_key, over HTTP (an admin key's)."""
-        wanted = _options(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
+        wanted = options_of(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
         return self._do(Calls.create_key(wanted))
 
     def list_keys(self) -> list[KeyInfo]:
@@ -452,7 +447,7 @@ class AsyncGraphMemClient(_Client):
         readmit_forgotten: bool = False,
     ) -> Observation:
         """GraphMem.observe, over HTTP, awaitable."""
-        message = _options(
+        message = options_of(
             ObserveOne,
             text=text,
             message_id=message_id,
@@ -484,11 +479,12 @@ class AsyncGraphMemClient(_Client):
 
     async def consolidate(self, owner: str, *, at: datetime | None = None) -> SleepReport:
         """GraphMem.consolidate, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "consolidate", SleepReport, _options(When, at=at)))
+        when = options_of(When, at=at)
+        return await self._do(Calls.post(owner, "consolidate", SleepReport, when))
 
     async def complete_pending(self, owner: str, *, limit: int = 1000) -> int:
         """GraphMem.complete_pending, over HTTP, awaitable."""
-        limited = _options(Limit, limit=limit)
+        limited = options_of(Limit, limit=limit)
         return await self._do(Calls.post(owner, "complete_pending", int, limited))
 
     async def learn(
@@ -501,16 +497,16 @@ class AsyncGraphMemClient(_Client):
         at: datetime | None = None,
     ) -> None:
         """GraphMem.learn, over HTTP, awaitable."""
-        lesson = _options(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
+        lesson = options_of(Lesson, cause=cause, effect=effect, sufficiency=sufficiency, at=at)
         await self._do(Calls.post(owner, "learn", dict[str, str], lesson))
 
     async def retier(self, owner: str, *, at: datetime | None = None) -> int:
         """GraphMem.retier, over HTTP, awaitable."""
-        return await self._do(Calls.post(owner, "retier", int, _options(When, at=at)))
+        return await self._do(Calls.post(owner, "retier", int, options_of(When, at=at)))
 
     async def forget_message(self, owner: str, message_id: str) -> Forgotten:
         """GraphMem.forget_message, over HTTP, awaitable."""
-        message = _options(MessageRef, message_id=message_id)
+        message = options_of(MessageRef, message_id=message_id)
         return await self._do(Calls.post(owner, "forget_message", Forgotten, message))
 
     async def forget(self, owner: str) -> GraphCounts:
@@ -527,17 +523,17 @@ class AsyncGraphMemClient(_Client):
 
     async def health(self, owner: str, *, at: datetime | None = None) -> Health:
         """GraphMem.health, over HTTP, awaitable."""
-        when = _body(_options(When, at=at))
+        when = _body(options_of(When, at=at))
         return await self._do(Calls.get(_owner_path(owner, "health"), _reader(Health), when))
 
     async def profile(self, owner: str, *, at: datetime | None = None) -> Profile:
         """GraphMem.profile, over HTTP, awaitable."""
-        when = _body(_options(When, at=at))
+        when = _body(options_of(When, at=at))
         return await self._do(Calls.get(_owner_path(owner, "profile"), _reader(Profile), when))
 
     async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, over HTTP, awaitable."""
-        wanted = _options(TurnsWanted, session=session, last=last)
+        wanted = options_of(TurnsWanted, session=session, last=last)
         return await self._do(Calls.turns(owner, wanted))
 
     async def export(self, owner: str) -> OwnerGraph:
@@ -546,7 +542,7 @@ class AsyncGraphMemClient(_Client):
 
     async def load(self, owner: str, graph: OwnerGraph) -> GraphCounts:
         """GraphMem.load, over HTTP, awaitable."""
-        records = _options(Records, records=graph.records())
+        records = options_of(Records, records=graph.records())
         return await self._do(Calls.post(owner, "load", GraphCounts, records))
 
     async def create_key(
@@ -557,7 +553,7 @@ class AsyncGraphMemClient(_Client):
         admin: bool = False,
     ) -> NewKey:
         """GraphMem.create_key, over HTTP, awaitable (an admin key's)."""
-        wanted = _options(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
+        wanted = options_of(KeyRequest, owners=owners, owner_prefix=owner_prefix, admin=admin)
         return await self._do(Calls.create_key(wanted))
 
     async def list_keys(self) -> list[KeyInfo]:

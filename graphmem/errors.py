@@ -16,8 +16,12 @@ GraphMemError                 root: catch this to catch everything graphmem rais
         └── ModelTooLongError the question is longer than the model's context: ask about less
 
 `validation_problems` tells what pydantic refused in graphmem's words: each field and its
-problem, without pydantic's links.
+problem, without pydantic's links; `as_invalid_input` raises it, or any ValueError of a check of
+caller input, as an InvalidInputError.
 """
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from pydantic import ValidationError
 
@@ -81,3 +85,14 @@ def validation_problems(error: ValidationError) -> str:
         + item["msg"].removeprefix("Value error, ")
         for item in error.errors()
     )
+
+
+@contextmanager
+def as_invalid_input() -> Iterator[None]:
+    """Report validation failures of caller input as InvalidInputError."""
+    try:
+        yield
+    except ValidationError as error:
+        raise InvalidInputError(validation_problems(error)) from None
+    except ValueError as error:
+        raise InvalidInputError(str(error)) from None

@@ -38,9 +38,14 @@ from graphmem.cognition.base import (
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.contract import Observation
 from graphmem.embedding import Embedder
-from graphmem.errors import ConflictError, ModelError, ModelOutputError, ModelTooLongError
+from graphmem.errors import (
+    ConflictError,
+    ModelError,
+    ModelOutputError,
+    ModelTooLongError,
+    as_invalid_input,
+)
 from graphmem.ids import impression_id, knowledge_id, observation_id
-from graphmem.inputs import as_invalid_input
 from graphmem.mechanisms.attention import (
     WORKING_MEMORY,
     AttentionPolicy,

@@ -6,15 +6,12 @@ this module applies them to what the facade's verbs take.
 """
 
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
-
 from graphmem.contract import OwnerGraph, QueryTurn
-from graphmem.errors import InvalidInputError, validation_problems
+from graphmem.errors import InvalidInputError, as_invalid_input
 from graphmem.model import (
     MAX_TEXT_CHARS,
     Turn,
@@ -28,17 +25,6 @@ OBSERVED_FIELDS = {"text", "message_id", "at", "speaker", "session"}
 """What an item given to `observe_many` may say."""
 
 T = TypeVar("T")
-
-
-@contextmanager
-def as_invalid_input() -> Iterator[None]:
-    """Report validation failures of caller input as InvalidInputError."""
-    try:
-        yield
-    except ValidationError as error:
-        raise InvalidInputError(validation_problems(error)) from None
-    except ValueError as error:
-        raise InvalidInputError(str(error)) from None
 
 
 def checked(check: Callable[[object], T], value: object) -> T:
@@ -57,27 +43,13 @@ def moment_or_now(at: object) -> datetime:
     return checked(aware, at if at is not None else datetime.now(UTC))
 
 
-def query_of(query: object) -> Query:
-    """A recall's query as a Query if it is a text or a list of turns, else ValueError."""
+def query_of(query: str | list[QueryTurn]) -> Query:
+    """A recall's query (shaped by RecallQuestion) as a Query, its texts checked (ValueError)."""
     if isinstance(query, str):
         return Query.of(check_text(query))
-    if not isinstance(query, Sequence) or not query:
-        raise ValueError(
-            "query must be a text or a non-empty list of {speaker, text} turns,"
-            f" not {type(query).__name__}"
-        )
-    turns = []
-    for index, turn in enumerate(query):
-        if isinstance(turn, Mapping) and set(turn) <= {"speaker", "text"} and "text" in turn:
-            turns.append(
-                QueryTurn(
-                    speaker=check_speaker(turn.get("speaker", "")), text=check_text(turn["text"])
-                )
-            )
-        elif isinstance(turn, QueryTurn):
-            turns.append(QueryTurn(speaker=check_speaker(turn.speaker), text=check_text(turn.text)))
-        else:
-            raise ValueError(f"query turn {index} must be {{speaker, text}}, not {turn!r:.80}")
+    turns = [
+        QueryTurn(speaker=check_speaker(turn.speaker), text=check_text(turn.text)) for turn in query
+    ]
     if sum(len(turn.text) for turn in turns) > MAX_TEXT_CHARS:
         raise ValueError(f"query has more than {MAX_TEXT_CHARS} characters")
     return Query(turns=turns)

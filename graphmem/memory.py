@@ -37,6 +37,7 @@ from graphmem.contract import (
     options_of,
 )
 from graphmem.embedding import Embedder
+from graphmem.errors import as_invalid_input
 from graphmem.health import health_report
 from graphmem.inputs import (
     check_loadable,
@@ -214,7 +215,7 @@ class GraphMem(KeyVerbs):
         """
         with self._telemetry.verb("complete_pending", owner):
             checked(check_owner, owner)
-            wanted = options_of(Limit, None, {"limit": limit})
+            wanted = options_of(Limit, limit=limit)
             return self._parts.ingestion.complete_pending(owner, wanted.limit)
 
     def learn(
@@ -336,7 +337,7 @@ class GraphMem(KeyVerbs):
         with self._telemetry.verb("turns", owner):
             checked(check_owner, owner)
             checked(check_session, session)
-            wanted = options_of(TurnsWanted, None, {"session": session, "last": last})
+            wanted = options_of(TurnsWanted, session=session, last=last)
             return self._store.session_turns(owner, session, wanted.last)
 
     def statistics(self, owner: str) -> GraphCounts:
@@ -396,7 +397,8 @@ class GraphMem(KeyVerbs):
         with self._telemetry.verb("recall", owner) as verb:
             checked(check_owner, owner)
             question = RecallQuestion.of(query, options)
-            asked = checked(query_of, question.query)
+            with as_invalid_input():
+                asked = query_of(question.query)
             where = question.memory_filter()
             budget = Budget(question.budget_seconds or self._parts.recall_policy.budget_seconds)
             recalled = self._parts.recalling.recall(

@@ -84,7 +84,7 @@ def options_given(arguments: argparse.Namespace, model: type[BaseModel]) -> dict
 
 def parsed(arguments: argparse.Namespace, model: type[OptionsT]) -> OptionsT:
     """The model of what the command line gave, the model's defaults for the rest."""
-    return options_of(model, None, options_given(arguments, model))
+    return options_of(model, **options_given(arguments, model))
 
 
 def _plain_type(annotation: Any) -> Any:

@@ -18,12 +18,11 @@ from pydantic import (
     ConfigDict,
     Field,
     Strict,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from graphmem.errors import InvalidInputError, validation_problems
+from graphmem.errors import InvalidInputError, as_invalid_input
 from graphmem.model import (
     EARLIEST,
     LATEST,
@@ -342,9 +341,14 @@ class RecallQuestion(BaseModel):
     @classmethod
     def of(cls, query: object, options: Mapping[str, Any]) -> "RecallQuestion":
         """The question given in place of a query, or one of the query and its options."""
-        if isinstance(query, RecallQuestion):
-            return options_of(cls, query, options)
-        return options_of(cls, None, {"query": query, **options})
+        if not isinstance(query, RecallQuestion):
+            return options_of(cls, query=query, **options)
+        if options:
+            raise InvalidInputError(
+                f"give the options as RecallQuestion or as keywords, not both"
+                f" ({', '.join(sorted(options))})"
+            )
+        return query
 
     @field_validator("weights")
     @classmethod
@@ -368,14 +372,12 @@ class RecallQuestion(BaseModel):
 
     def memory_filter(self) -> MemoryFilter:
         """The filters as a MemoryFilter; InvalidInputError names what no search can admit."""
-        try:
+        with as_invalid_input():
             return MemoryFilter.model_validate(
                 self.model_dump(
                     include={"sessions", "speakers", "since", "until", "kinds", "min_belief"}
                 )
             )
-        except ValidationError as error:
-            raise InvalidInputError(validation_problems(error)) from None
 
 
 class When(BaseModel):
@@ -453,18 +455,7 @@ class Records(BaseModel):
     records: list[dict[str, Any]]
 
 
-def options_of(
-    model: type[OptionsT], given: OptionsT | None, keywords: Mapping[str, Any]
-) -> OptionsT:
-    """A verb's options: the model given, or one made of the keywords (InvalidInputError)."""
-    if given is not None:
-        if keywords:
-            raise InvalidInputError(
-                f"give the options as {model.__name__} or as keywords, not both"
-                f" ({', '.join(sorted(keywords))})"
-            )
-        return given
-    try:
-        return model.model_validate(dict(keywords))
-    except ValidationError as error:
-        raise InvalidInputError(validation_problems(error)) from None
+def options_of(model: type[OptionsT], /, **keywords: Any) -> OptionsT:
+    """A verb's options made of the keywords (InvalidInputError names a bad one)."""
+    with as_invalid_input():
+        return model.model_validate(keywords)
