@@ -32,6 +32,7 @@ except ModuleNotFoundError as missing:
         f"graphmem serve needs FastAPI and uvicorn ({missing}): pip install 'graphmem[server]'"
     ) from None
 
+from graphmem.contract import error_answer
 from graphmem.keys import ApiKey
 from graphmem.mcp_server import PERMITTED
 from graphmem.memory import GraphMem
@@ -67,8 +68,6 @@ MCP_PATH = "/mcp"
 """Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 """A caller's X-Request-Id that the server keeps; any other is replaced by a new one."""
-ErrorJson = Callable[[str, str, str], dict[str, Any]]
-"""How the app writes an error's JSON, from its code, its message and the request's id."""
 
 
 @dataclass(frozen=True)
@@ -246,7 +245,7 @@ class Gate:
     consent); the caller's rate (429) and requests in progress (429); the body's size (413)
     and time (408); a body declared as JSON (415). The key is left in the
     scope's state for the routes and in PERMITTED for the MCP tools. A refusal's JSON is the
-    app's (`error_json`).
+    contract's (`error_answer`), as the app's.
     """
 
     def __init__(
@@ -257,7 +256,6 @@ class Gate:
         limits: Limits,
         hosts: Hosts,
         trusted_proxies: tuple[str, ...],
-        error_json: ErrorJson,
     ) -> None:
         self.app = app
         self.checks = checks
@@ -266,7 +264,6 @@ class Gate:
         self.trusted_proxies = frozenset(trusted_proxies)
         self.limiter = RateLimiter(limits)
         self.in_flight: Counter[str] = Counter()
-        self.error_json = error_json
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Let a request in, or answer it here."""
@@ -316,7 +313,7 @@ class Gate:
             error = {"code": MCP_REFUSED, "message": f"{message} ({code}, request {request_id})"}
             body: dict[str, Any] = {"jsonrpc": "2.0", "id": None, "error": error}
         else:
-            body = self.error_json(code, message, request_id)
+            body = error_answer(code, message, request_id)
         await send(
             {
                 "type": "http.response.start",

@@ -50,7 +50,6 @@ from graphmem.config import Settings
 from graphmem.contract import (
     STATUSES,
     ErrorAnswer,
-    ErrorBody,
     Forgotten,
     GraphCounts,
     Health,
@@ -71,6 +70,7 @@ from graphmem.contract import (
     SleepReport,
     TurnsWanted,
     When,
+    error_answer,
     export_records,
     status_of,
 )
@@ -85,8 +85,6 @@ log = logging.getLogger("graphmem.server")
 
 RETRY_AFTER_SECONDS = 5
 """What `Retry-After` says when the store cannot be reached."""
-MAX_MESSAGE_CHARS = 500
-"""The most of an error's message an answer carries (a message quoting a huge input is cut)."""
 
 
 def refusal(
@@ -94,16 +92,6 @@ def refusal(
 ) -> HTTPException:
     """An HTTP refusal of the app's own (authentication, permission, limits, not found)."""
     return HTTPException(status, {"code": code, "message": message}, headers)
-
-
-def _error_body(
-    code: str, message: str, request_id: str, field_name: str | None = None
-) -> dict[str, Any]:
-    """The JSON of an error response."""
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = message[:MAX_MESSAGE_CHARS] + "…"
-    error = ErrorBody(code=code, message=message, field=field_name, request_id=request_id)
-    return ErrorAnswer(error=error).model_dump(mode="json", exclude_none=True)
 
 
 def _request_id(request: Request) -> str:
@@ -385,7 +373,7 @@ async def _refused(request: Request, error: Exception) -> JSONResponse:
     phrase = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_")
     code = str(detail.get("code", phrase))
     message = str(detail.get("message", error.detail))
-    body = _error_body(code, message, _request_id(request))
+    body = error_answer(code, message, _request_id(request))
     return JSONResponse(body, status_code=error.status_code, headers=error.headers)
 
 
@@ -398,11 +386,11 @@ async def _unfit(request: Request, error: Exception) -> JSONResponse:
         position = first["loc"][-1]
         problem = first.get("ctx", {}).get("error", "")
         message = f"the body is not JSON at position {position}: {problem}".removesuffix(": ")
-        body = _error_body("not_json", message, _request_id(request))
+        body = error_answer("not_json", message, _request_id(request))
         return JSONResponse(body, status_code=422)
     where = ".".join(str(part) for part in first["loc"][1:] if not _union_member(part))
     message = f"{where or 'body'}: {str(first['msg']).removeprefix('Value error, ')}"
-    body = _error_body("unfit_request", message, _request_id(request), where or None)
+    body = error_answer("unfit_request", message, _request_id(request), where or None)
     return JSONResponse(body, status_code=422)
 
 
@@ -422,7 +410,7 @@ async def _failed(request: Request, error: Exception) -> JSONResponse:
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else {}
     if status >= 500:
         log.warning("%s: %s", _request_id(request), error)
-    body = _error_body(code, str(error), _request_id(request))
+    body = error_answer(code, str(error), _request_id(request))
     return JSONResponse(body, status_code=status, headers=headers)
 
 
@@ -479,7 +467,6 @@ def create_app(
         limits=limits,
         hosts=hosts,
         trusted_proxies=perimeter.trusted_proxies,
-        error_json=_error_body,
     )
     app.add_middleware(Answers)  # outermost: every answer, a refusal included, has its id
     return app

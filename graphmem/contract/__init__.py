@@ -81,10 +81,12 @@ from graphmem.contract.results import (
 )
 from graphmem.contract.statuses import (
     INTERNAL,
+    MAX_MESSAGE_CHARS,
     STATUSES,
     ErrorAnswer,
     ErrorBody,
     Status,
+    error_answer,
     error_of,
     status_of,
 )
@@ -98,6 +100,7 @@ __all__ = [
     "INTERNAL",
     "LEASE",
     "MAX_INTEGER",
+    "MAX_MESSAGE_CHARS",
     "MAX_RECALL",
     "MIN_LEASE",
     "OPTIONS",
@@ -155,6 +158,7 @@ __all__ = [
     "Weights",
     "When",
     "Woken",
+    "error_answer",
     "error_of",
     "export_records",
     "json_line",

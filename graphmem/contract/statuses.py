@@ -4,7 +4,7 @@ The server answers an error a verb raised with the status of its most specific r
 GraphMemError: 500); a client raises the row's error for a status (any other: StoreError).
 """
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -82,6 +82,20 @@ def status_of(error: GraphMemError) -> Status:
 def error_of(status: int) -> type[GraphMemError]:
     """The error a client raises for a status of the server's."""
     return next((row.error for row in STATUSES if row.status == status), StoreError)
+
+
+MAX_MESSAGE_CHARS = 500
+"""The most of an error's message an answer carries (a message quoting a huge input is cut)."""
+
+
+def error_answer(
+    code: str, message: str, request_id: str, field_name: str | None = None
+) -> dict[str, Any]:
+    """The JSON of an error response: its code, its message (cut), the field, the request."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + "…"
+    error = ErrorBody(code=code, message=message, field=field_name, request_id=request_id)
+    return ErrorAnswer(error=error).model_dump(mode="json", exclude_none=True)
 
 
 class ErrorBody(BaseModel):
