@@ -20,6 +20,8 @@ from graphmem.contract import OptionsT, options_of
 
 SPELLING = {"k": "-k", "budget_seconds": "--budget"}
 """Fields whose flag is not their name with dashes."""
+UNSAID_DEFAULTS: tuple[object, ...] = (None, False, "", [], PydanticUndefined)
+"""Defaults a flag's help does not show: they say nothing (or there is none)."""
 GIVEN_ELSEWHERE = {"query", "at"}
 """Fields a command takes its own way, no flag made: the query as its argument, the time as the
 shared --at."""
@@ -39,13 +41,7 @@ def add_options(command: argparse.ArgumentParser, model: type[BaseModel]) -> Non
         if name in GIVEN_ELSEWHERE:
             continue
         described = field.description or name
-        if field.default not in (
-            None,
-            False,
-            "",
-            [],
-            PydanticUndefined,
-        ):  # a default that says something
+        if field.default not in UNSAID_DEFAULTS:
             described += f" (default {field.default})"
         item = _item_type(field)
         flag = flag_of(name, field)
