@@ -134,6 +134,7 @@ def graphmem_contexts(
                     at=conversation.asked_at,
                     peek=True,
                     max_tokens=max_tokens,
+                    min_confidence=0.0,  # the floor is measured apart: benchmarks/confidence.py
                 ).render()
                 for question in conversation.questions
             ]

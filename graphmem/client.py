@@ -100,17 +100,6 @@ def _graph(response: httpx.Response) -> OwnerGraph:
     return graph
 
 
-class _RecallAnswer(BaseModel):
-    """What the client reads of a recall's answer: the recall, not its text (Recall.render())."""
-
-    recall: Recall
-
-
-def _recall(response: httpx.Response) -> Recall:
-    """The recall of a recall's answer, read straight from its JSON."""
-    return _RecallAnswer.model_validate_json(response.content).recall
-
-
 def _batch(items: Sequence[Mapping[str, Any]], readmit_forgotten: bool) -> ObserveMany:
     """observe_many's items as the contract's batch (InvalidInputError names a bad one)."""
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
@@ -153,7 +142,7 @@ class Calls:
     def recall(owner: str, question: RecallQuestion) -> Call[Recall]:
         """The request of recall: the question as the server reads it (defaults left out)."""
         path = _owner_path(owner, "recall")
-        return Call("POST", path, _recall, _body(question), None, question.peek)
+        return Call("POST", path, _reader(Recall), _body(question), None, question.peek)
 
     @staticmethod
     def post(owner: str, verb: str, kind: type[T], options: BaseModel | None) -> Call[T]:

@@ -171,19 +171,21 @@ class MemoryTools:
     def recall(self, *, owner: str | None = None, **options: Any) -> CallToolResult:
         """Recall the memories best related to a query, with the turns they came from.
 
-        The text is a numbered list for a prompt, then the links among the memories; with
-        max_tokens it opens with the lines of the user's profile (facts, conjectures). The
-        structured content is the related-context subgraph: memories best first, each with its
-        turns, score, score components (relevance, lexical, time_match, speaker_match,
-        asker_match, statement, importance, attention, recency, association) and via (the memory
-        association came through), the links among them, the searches made (attempts) and the
-        memories woken.
+        The text is the recall's rendered text for a prompt: a numbered list of the memories,
+        then the links among them; with max_tokens it opens with the lines of the user's
+        profile (facts, conjectures). When what was found is unlikely to bear on the query
+        (confidence below min_confidence), no memory is returned and the text says so. The
+        structured content is the related-context subgraph with that text (rendered), the
+        confidence (0-1) and nothing_relevant: memories best first, each with its turns, score,
+        score components (relevance, lexical, time_match, speaker_match, asker_match, statement,
+        importance, attention, recency, association) and via (the memory association came
+        through), the links among them, the searches made (attempts) and the memories woken.
         """
         whose = self._whose(owner)
         with self._call(whose):
             recall = self._memory.recall(whose, **options)
         return CallToolResult(
-            content=[TextContent(type="text", text=recall.render() or "(no related memories)")],
+            content=[TextContent(type="text", text=recall.rendered)],
             structured_content=recall.as_json(),
         )
 

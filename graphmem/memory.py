@@ -412,6 +412,7 @@ class GraphMem(KeyVerbs):
                 now=moment_or_now(question.at),
                 budget=budget,
                 max_tokens=question.max_tokens,
+                min_confidence=question.min_confidence,
                 where=where,
             )
             verb.recalled(recalled)

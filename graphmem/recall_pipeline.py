@@ -21,6 +21,7 @@ from datetime import datetime
 from itertools import zip_longest
 
 from graphmem.cognition.base import (
+    QUERY_SPEAKER,
     CausalRule,
     CountedCognition,
     PerceivedItem,
@@ -29,6 +30,7 @@ from graphmem.cognition.base import (
     Recalled,
 )
 from graphmem.cognition.lexicon import IMPRESSION_WORDINGS
+from graphmem.confidence import EverydayBar, confidence, coverage
 from graphmem.contract import (
     Attempt,
     EvokedImpression,
@@ -104,6 +106,7 @@ class Recalling:
         self._profile = profile
         self._count_tokens = count_tokens
         """The tokenizer a recall's budget is counted in."""
+        self._everyday = EverydayBar(embedder)
 
     def recall(
         self,
@@ -118,6 +121,7 @@ class Recalling:
         now: datetime,
         budget: Budget,
         max_tokens: int | None,
+        min_confidence: float,
         where: MemoryFilter,
     ) -> Recall:
         """The owner's k memories best related to a checked query (GraphMem.recall says how).
@@ -174,6 +178,24 @@ class Recalling:
             )
         links = neighbourhood.links
         found = candidates + neighbourhood.memories
+        nearness = -1.0 if best is None else best - self._everyday.of(asked.focus, embedding)
+        covered = coverage(asked.focus, found)
+        sure = confidence(nearness, covered, self._policy.confidence)
+        if sure < min_confidence:
+            return Recall(
+                owner=owner,
+                query=query,
+                motivation=motivation,
+                attempts=attempts,
+                memories=[],
+                links=[],
+                woken=[],
+                cut_short=budget.skipped,
+                confidence=sure,
+                nearness=nearness,
+                coverage=covered,
+                nothing_relevant=True,
+            )
         evoked = _evoked(neighbourhood.cues, implied, found, now)
         scored = score(
             asked,
@@ -210,10 +232,13 @@ class Recalling:
             impressions=_impressions(evoked, used, implied, now),
             woken=[],
             cut_short=budget.skipped,
+            confidence=sure,
+            nearness=nearness,
+            coverage=covered,
         )
         if max_tokens is not None:
             profile = self.profile(owner, now)
-            recalled = recalled.within(max_tokens, self._count_tokens, profile.lines(events=False))
+            recalled = recalled.within(max_tokens, self._count_tokens, profile)
         if peek or not recalled.memories:
             return recalled
         shown = [item.memory.id for item in recalled.memories]
@@ -301,7 +326,7 @@ class Recalling:
         ]
         item = PerceivedItem(
             item=query,
-            speaker="query",
+            speaker=QUERY_SPEAKER,
             working_memory=[
                 Recalled(
                     text=found.memory.text,

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from graphmem.confidence import ConfidencePolicy
 from graphmem.contract import (
     Components,
     QueryTurn,
@@ -43,6 +44,9 @@ from graphmem.terms import terms
 from graphmem.timespans import Timespan, named_timespans, time_match
 
 RECENCY_PER_HOUR = 0.995
+SUBSTANTIAL_LABEL = 2.0
+"""The attention label of an ordinary statement of someone's life (cognition.base.AttentionLabel:
+small talk 0, an ordinary statement 2, vital 10): a memory labelled less tells less."""
 SUPERSEDED_SHARE = 0.5
 """The share of its score a fact keeps once a newer one UPDATES it (its valid_until is past).
 The newer one, when found too, scores at least what the older one would have: a question about
@@ -258,6 +262,9 @@ class RecallPolicy(BaseModel):
         gt=0,
         description="time a recall may take before it skips thinking again and association",
     )
+    confidence: ConfidencePolicy = Field(
+        default_factory=ConfidencePolicy, description="how sure a recall is of what it found"
+    )
 
 
 class Scored(BaseModel):
@@ -464,8 +471,15 @@ def only_asks(text: str) -> bool:
 
 
 def _statement(found: SimilarMemory) -> float:
-    """1 for a memory that tells something; 0 for one that only asks (`only_asks`)."""
-    return 0.0 if only_asks(found.memory.text) else 1.0
+    """How much a memory tells: 0 for one that only asks (`only_asks`), else by its label.
+
+    A memory labelled SUBSTANTIAL_LABEL or more tells something (1); below, in proportion: small
+    talk, labelled 0, tells nothing, so that a clear label difference outweighs a near-tie of
+    relevance (the embedder puts every short text near any query).
+    """
+    if only_asks(found.memory.text):
+        return 0.0
+    return min(1.0, found.memory.importance / SUBSTANTIAL_LABEL)
 
 
 def as_of(found: SimilarMemory, now: datetime) -> SimilarMemory:

@@ -64,7 +64,7 @@ from graphmem.contract import (
     ObserveOne,
     OwnerGraph,
     Profile,
-    Recalled,
+    Recall,
     RecallQuestion,
     Records,
     SleepReport,
@@ -220,30 +220,14 @@ async def observe_many(
 
 
 @owners.post("/{owner}/recall")
-async def recall(owner: Owner, body: RecallQuestion, memory: Served) -> Recalled:
-    """GraphMem.recall: the related-context subgraph, with its text for a prompt."""
+async def recall(owner: Owner, body: RecallQuestion, memory: Served) -> Recall:
+    """GraphMem.recall: the related-context subgraph, with its text for a prompt (`rendered`)."""
     # Turns go as data, which the facade checks (QueryTurn objects it would take as they are).
     query: str | list[dict[str, Any]] = (
         body.query if isinstance(body.query, str) else [turn.model_dump() for turn in body.query]
     )
-    found = await memory.recall(
-        owner,
-        query,
-        k=body.k,
-        motivation=body.motivation,
-        weights=body.weights,
-        peek=body.peek,
-        at=body.at,
-        budget_seconds=body.budget_seconds,
-        max_tokens=body.max_tokens,
-        sessions=body.sessions,
-        speakers=body.speakers,
-        since=body.since,
-        until=body.until,
-        kinds=body.kinds,
-        min_belief=body.min_belief,
-    )
-    return Recalled(recall=found, rendered=found.render())
+    options = {name: getattr(body, name) for name in RecallQuestion.model_fields if name != "query"}
+    return await memory.recall(owner, query, **options)
 
 
 @owners.post("/{owner}/consolidate")

@@ -6,6 +6,7 @@ import re
 import socket
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,9 @@ import graphmem.cli
 import graphmem.memory
 import graphmem.server
 from graphmem.cli import ExitStatus
+from graphmem.cli.grammar import parser
 from graphmem.config import Settings
-from graphmem.contract import Health, OwnerGraph, Profile
+from graphmem.contract import Health, OwnerGraph, Profile, Recall, RecallQuestion
 from graphmem.errors import InvalidInputError
 from graphmem.gate import Limits
 from graphmem.memory import GraphMem
@@ -31,6 +33,7 @@ from .test_pending import offline_model
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 HOUR = timedelta(hours=1)
 DAY = timedelta(days=1)
+MINUTE = timedelta(minutes=1)
 
 
 def run_cli(*arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -181,7 +184,9 @@ def test_learn_retier_and_complete_pending_are_verbs_of_the_command_line(
     assert len(model.requests) == 1  # the model was asked about the turn, once
     with GraphMem.open(Settings(path=path)) as memory:
         assert memory.health("ann", at=START + DAY).checks.pending_turns == 0
-        derived = memory.recall("ann", "What am I allergic to?", at=START + DAY, peek=True)
+        derived = memory.recall(
+            "ann", "What am I allergic to?", at=START + DAY, peek=True, min_confidence=0.0
+        )
         assert derived.memories[0].memory.text == "I'm allergic to milk."
         assert memory.profile("ann", at=START + DAY).causal_rules == 1
         [after] = [item for item in memory.export("ann").nodes if item.id == before.id]
@@ -280,6 +285,53 @@ def store_arguments(store: str, request: pytest.FixtureRequest, tmp_path: Path) 
     return ["--store", "neo4j", "--config", str(config)]
 
 
+TOLD = ["I live in Paris.", "I'm allergic to milk."]
+"""What an owner says on the first morning: the night after makes a home and an allergy of it."""
+NEWS = ["My cat Miso knocked over a glass of milk.", "We went hiking on Sunday."]
+"""What the owner says the next morning."""
+ASKED: dict[str, Any] = {
+    "query": "Can I drink milk?",
+    "at": START + DAY + HOUR,
+    "since": START + DAY,
+    "peek": True,
+    "max_tokens": 200,
+    "min_confidence": 0.0,
+    "budget_seconds": 60.0,
+}
+"""A recall of the NEWS, within a budget that leaves the profile room (facts that no memory
+shown says already); peeking, so that a face's recall and the facade's find the same; whatever
+its confidence, so that it holds memories; with the time to finish however slowly a process
+starts."""
+ASKED_JSON = RecallQuestion.model_validate(ASKED).model_dump(mode="json", exclude_defaults=True)
+"""ASKED as a JSON body or tool call carries it."""
+
+
+def settings_of(flags: Sequence[str], environ: Mapping[str, str]) -> Settings:
+    """The settings that a command given the store's flags runs on, with these variables."""
+    given = parser().parse_args(["stats", "--owner", "x", *flags])
+    return Settings.from_env(environ, file=given.config, store=given.store, path=given.path)
+
+
+def tell(memory: GraphMem, owner: str, start: datetime) -> None:
+    """The owner says TOLD at `start`, the night comes 8 hours after, and NEWS a day after it."""
+    for number, text in enumerate(TOLD):
+        memory.observe(owner, text, message_id=f"told-{number}", at=start + number * MINUTE)
+    memory.consolidate(owner, at=start + 8 * HOUR)
+    for number, text in enumerate(NEWS):
+        memory.observe(owner, text, message_id=f"news-{number}", at=start + DAY + number * MINUTE)
+
+
+def told(settings: Settings, owner: str) -> Recall:
+    """The facade's recall ASKED, once the owner told it all on the settings' store: the profile
+    lines the budget chose first, then memories."""
+    with GraphMem.open(settings) as memory:
+        tell(memory, owner, START)
+        recall = memory.recall(owner, **ASKED)
+    assert [line.split(" — ")[0] for line in recall.profile] == ["allergy: milk", "home"]
+    assert recall.memories
+    return recall
+
+
 def cli(arguments: list[str], *command: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """Run one CLI command with the store's flags after it, with no GRAPHMEM_* variables."""
     return subprocess.run(
@@ -351,23 +403,23 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
         "m4: attention"
     )
 
-    recalled = forked_cli(
-        where, "recall", "--owner", owner, "Can I drink milk?", "-k", "2", "--json"
-    )
+    asked = ["recall", "--owner", owner, "Can I drink milk?", "--min-confidence", "0"]
+    recalled = forked_cli(where, *asked, "-k", "2", "--json")
     assert recalled.returncode == 0, recalled.stderr
     subgraph = json.loads(recalled.stdout)
     assert subgraph["memories"][0]["memory"]["text"] == "I'm allergic to milk."
     assert set(subgraph["memories"][0]["components"]) >= {"relevance", "attention", "recency"}
     assert "embedding" not in subgraph["memories"][0]["memory"]
-    text = forked_cli(where, "recall", "--owner", owner, "Can I drink milk?", "-k", "1", "--peek")
+    assert subgraph["rendered"].splitlines()[0] == "[1] 2026-03-01 09:00 I'm allergic to milk."
+    assert 0 <= subgraph["confidence"] <= 1
+    assert subgraph["nothing_relevant"] is False  # a floor of 0: what was found
+    text = forked_cli(where, *asked, "-k", "1", "--peek")
     assert "relevance" in text.stdout
     assert "I'm allergic to milk." in text.stdout
-    fitted = forked_cli(
-        where, "recall", "--owner", owner, "Can I drink milk?", "--max-tokens", "20", "--peek"
-    )
-    assert re.search(r"rendered in 1\d tokens of 20", fitted.stdout)
-    assert "searched" in fitted.stdout
-    assert "; 1 memory\n" in fitted.stdout
+    fitted = forked_cli(where, *asked, "--max-tokens", "20", "--peek")
+    assert fitted.stdout == "[1] 2026-03-01 09:00 I'm allergic to milk.\n"  # the text alone
+    assert re.search(r"rendered in 1\d tokens of 20", fitted.stderr)
+    assert "; 1 memory\n" in fitted.stderr
     nobody = forked_cli(where, "recall", "--owner", owner, "milk", "--speaker", "nobody", "--json")
     assert json.loads(nobody.stdout)["memories"] == []
     wrong = forked_cli(where, "recall", "--owner", owner, "milk", "--min-belief", "2")
@@ -402,6 +454,29 @@ def test_the_verbs_observe_recall_stats_export_forget_and_import(
     again = tmp_path / "again.jsonl"
     forked_cli(where, "export", "--owner", owner, "--out", str(again))
     assert again.read_text() == exported.read_text()
+
+
+@pytest.mark.parametrize("store", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_recall_within_a_budget_prints_the_rendered_text_of_the_facades_recall(
+    store: str, request: pytest.FixtureRequest, tmp_path: Path, owner: str
+) -> None:
+    where = store_arguments(store, request, tmp_path)
+    expected = told(settings_of(where, clean_env()), owner)
+    asked = [
+        *("recall", "--owner", owner, ASKED["query"], "--at", ASKED_JSON["at"], "--peek"),
+        *("--since", ASKED_JSON["since"], "--max-tokens", "200", "--min-confidence", "0"),
+        *("--budget", "60"),
+    ]
+    fitted = forked_cli(where, *asked)
+    assert fitted.returncode == 0, fitted.stderr
+    assert fitted.stdout == expected.render() + "\n"
+    assert fitted.stdout.startswith("\n".join(expected.profile) + "\n[1] ")  # home, allergy
+    assert f"rendered in {expected.tokens} tokens of 200\n" in fitted.stderr
+    subgraph = json.loads(forked_cli(where, *asked, "--json").stdout)
+    assert subgraph["rendered"] == expected.render()
+    assert subgraph["profile"] == expected.profile
+    assert subgraph["confidence"] == expected.confidence
+    assert subgraph["nothing_relevant"] is expected.nothing_relevant is False
 
 
 def test_bad_input_lines_are_named_and_what_came_before_stays(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graphmem.cli.printers import print_counts, provenance_text
+from graphmem.cli.printers import print_counts, print_recall, print_rendered, provenance_text
 from graphmem.config import Settings
-from graphmem.contract import GraphCounts
+from graphmem.contract import NOTHING_RELEVANT, GraphCounts
 from graphmem.mcp_server import MemoryTools
 from graphmem.memory import GraphMem
 from graphmem.model import MAX_TEXT_CHARS
@@ -58,7 +58,8 @@ def trip(tmp_path: Path) -> list[str]:
 def test_plain_recall_shows_each_memorys_message_and_what_association_came_through(
     trip: list[str],
 ) -> None:
-    query = ["recall", "--owner", "alice", "--at", "2026-03-10T09:00:00+00:00", "-k", "3"]
+    query = ["recall", "--owner", "alice", "--at", "2026-03-10T09:00:00+00:00"]
+    query += ["--min-confidence", "0", "-k", "3"]
     code, text, errors = graphmem(trip, *query, "--peek", "What did the kids love?")
     assert code == 0, errors
     lines = text.splitlines()
@@ -94,7 +95,8 @@ def test_plain_recall_names_the_impression_a_memory_was_evoked_through(tmp_path:
     }
     code, _out, errors = graphmem(where, "observe", "--owner", "ann", stdin=json.dumps(throat))
     assert code == 0, errors
-    fever = ["recall", "--owner", "ann", "--peek", "-k", "1", "I started having a fever"]
+    fever = ["recall", "--owner", "ann", "--peek", "--min-confidence", "0", "-k", "1"]
+    fever.append("I started having a fever")
     code, text, errors = graphmem(where, *fever, "--at", "2026-03-04T08:00:00+00:00")
     assert code == 0, errors
     assert text.splitlines()[4] == (
@@ -114,7 +116,9 @@ def test_a_memory_of_many_messages_or_none_names_them_or_its_kind() -> None:
     ]
     with GraphMem.open(Settings()) as memory:
         memory.observe_many("ann", messages)
-        [item] = memory.recall("ann", "Line 0 of the trip.", k=1, peek=True).memories
+        [item] = memory.recall(
+            "ann", "Line 0 of the trip.", k=1, peek=True, min_confidence=0.0
+        ).memories
     turns = [
         item.turns[0].model_copy(update={"id": f"s:{n}", "created_at": at + n * MINUTE})
         for n in (4, 0, 1, 2)
@@ -277,3 +281,20 @@ def test_the_belief_histogram_draws_bars_in_proportion_to_the_counts() -> None:
         assert abs(bar - width * count / 407) <= 0.5, rows
     assert bars["unset"][1] < width / 10
     assert rows[0].index("407") + 3 == rows[1].index("28") + 2  # counts aligned on the right
+
+
+def test_a_recall_that_found_nothing_relevant_says_so_in_both_views(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with GraphMem.open(Settings()) as memory:
+        memory.observe("ann", "I live in Paris.", message_id="p1")
+        found = memory.recall("ann", "Where do I live?", peek=True, max_tokens=100)
+    nothing = found.model_copy(update={"memories": [], "links": [], "nothing_relevant": True})
+    out = io.StringIO()
+    print_recall(nothing, out)
+    assert out.getvalue().splitlines()[-1] == NOTHING_RELEVANT  # after how the recall went
+    out = io.StringIO()
+    print_rendered(nothing, out)
+    assert out.getvalue() == nothing.render() + "\n"
+    assert NOTHING_RELEVANT in nothing.render().splitlines()
+    assert capsys.readouterr().err.startswith("searched ")  # how it went, on stderr

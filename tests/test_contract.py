@@ -234,8 +234,11 @@ class Letters:
 memory = GraphMem(NetworkXStore(), Letters())
 memory.observe("ann", "I like green tea.", message_id="m1")
 found = {
-    "facade": len(memory.recall("ann", "tea?", note="x").memories),
-    "asyncio": len(asyncio.run(AsyncGraphMem(memory).recall("ann", "tea?", note="x")).memories),
+    "facade": len(memory.recall("ann", "tea?", note="x", min_confidence=0.0).memories),
+    "asyncio": len(
+        asyncio.run(AsyncGraphMem(memory).recall("ann", "tea?", note="x", min_confidence=0.0))
+        .memories
+    ),
     "client": Calls.recall("ann", RecallQuestion.of("tea?", {"note": "x"})).body["note"],
     "server": "note" in create_app(AsyncGraphMem(memory), Limits(), open_access=True)
     .openapi()["components"]["schemas"]["RecallQuestion"]["properties"],

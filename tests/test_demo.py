@@ -194,7 +194,7 @@ ENGLISH = Told(
     gained="the recipe gained 1.50 short-term as a neighbour",
     stamp=r"   \w{3} \d\d-\d\d",
     kind='→ conjecture "The user is a kind person" (belief 0.72), returned by observe',
-    happy="T1  I got promoted and I'm so happy at work.",
+    happy="I got promoted and I'm so happy at work.",
     contradicts='CONTRADICTS "I got promoted and I\'m so happy a…"',
     allergy='allergy: milk: "I\'m allergic to milk: even a little gives me hives."',
     mood='mood at work: "I feel anxious every Sunday evening before work."',
@@ -223,7 +223,7 @@ CHINESE = Told(
     gained="每一次，配方作为被用到记忆的邻居获得短期关注 1.88",
     stamp=r"   周. \d\d-\d\d",
     kind='→ 猜想 "用户是个善良的人"（信念 0.72），由 observe 返回',
-    happy="T1  我升职了，工作上特别开心。",
+    happy="我升职了，工作上特别开心。",
     contradicts='CONTRADICTS "我升职了，工作上特别开心。"',
     allergy='过敏（牛奶）："我对牛奶过敏，喝一点就会起疹子。"',
     mood='工作心情："每个周日晚上想到上班我就焦虑。"',
@@ -280,7 +280,9 @@ def check_steps(output: str, told: Told = ENGLISH) -> None:
     assert impressions.endswith(told.kind)
 
     consolidation = step(output, 6)
-    assert beliefs(line_with(consolidation, told.happy)) == (0.80, 0.62)
+    [happy] = [line for line in consolidation.splitlines() if told.happy in line and "→" in line]
+    before, after = beliefs(happy)
+    assert before == 0.80 > after  # contradicted: it lost belief, and is kept
     contradictions = [line for line in consolidation.splitlines() if '" CONTRADICTS "' in line]
     assert contradictions
     assert all(line.endswith(told.contradicts) for line in contradictions)

@@ -2060,7 +2060,7 @@ class HttpRun:
         answer = self.send(sent)
         if answer is None:
             return
-        found = json.loads(answer.body)["recall"]
+        found = json.loads(answer.body)
         recalled = [item["memory"]["text"] for item in found["memories"]]
         texts = {turn["text"] for turn in self.sent.get(self.targets.verbatim, {}).values()}
         if found["query"] != case.value or case.value not in recalled or not set(recalled) <= texts:

@@ -10,6 +10,7 @@ longer sees it. On both stores, through GraphMem and AsyncGraphMem.
 import asyncio
 import json
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import pytest
@@ -29,8 +30,9 @@ from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
 from graphmem.aio import AsyncGraphMem
+from graphmem.contract import NOTHING_RELEVANT
 from graphmem.errors import InvalidInputError
-from graphmem.integrations.base import REMEMBERED, Memory, MemoryContext, recalled_text
+from graphmem.integrations.base import REMEMBERED, Memory, MemoryContext, recalled_text, unseen
 from graphmem.integrations.langchain import GraphMemMiddleware
 from graphmem.integrations.langchain import memory_tools as langchain_tools
 from graphmem.integrations.openai_agents import (
@@ -41,6 +43,8 @@ from graphmem.integrations.openai_agents import (
 from graphmem.integrations.pydantic_ai import GraphMemCapability
 from graphmem.memory import GraphMem
 from graphmem.testing import ScriptedServer, chat_reply, scripted_openai_server, tool_call_reply
+
+from .test_cli import ASKED, DAY, tell
 
 ALLERGY = "I'm allergic to peanuts, please remember that."
 
@@ -78,7 +82,7 @@ def test_an_agents_sdk_session_remembers_across_conversations_until_forgotten(
         name="assistant",
         instructions="You are a helpful assistant.",
         model=chat_model(model),
-        tools=memory_tools(face),
+        tools=memory_tools(face, min_confidence=0.0),
     )
     first, second = MemoryContext(owner, "chat-1"), MemoryContext(owner, "chat-2")
 
@@ -123,7 +127,8 @@ def test_the_recall_goes_into_the_instructions_when_asked(
     agent = Agent[MemoryContext](
         name="assistant", instructions="You are a helpful assistant.", model=chat_model(model)
     )
-    config = RunConfig(call_model_input_filter=RecallIntoInstructions(face, max_tokens=300))
+    recalling = RecallIntoInstructions(face, max_tokens=300, min_confidence=0.0)
+    config = RunConfig(call_model_input_filter=recalling)
 
     async def conversations() -> None:
         context = MemoryContext(owner, "chat-1")
@@ -190,14 +195,19 @@ def test_a_run_without_a_memory_context_is_refused_by_name(
 
 def test_a_recall_for_a_model_names_the_messages_to_forget(memory: GraphMem, owner: str) -> None:
     memory.observe(owner, ALLERGY, message_id="m-allergy")
-    text = recalled_text(memory.recall(owner, "peanuts", peek=True))
-    assert ALLERGY in text
-    assert text.endswith("said in messages (for forget_message): [1] m-allergy")
-    assert recalled_text(memory.recall(owner + "-nobody", "peanuts")) == "(no related memories)"
-    profiled = memory.recall(owner + "-nobody", "peanuts").model_copy(
+    found = memory.recall(owner, "peanuts", peek=True, min_confidence=0.0)
+    text = recalled_text(found)
+    assert text == f"{found.rendered}\nsaid in messages (for forget_message): [1] m-allergy"
+    nobody = memory.recall(owner + "-nobody", "peanuts", min_confidence=0.0)
+    assert recalled_text(nobody) == "(no related memories)"
+    profiled = nobody.model_copy(
         update={"profile": ["allergy: peanuts — I'm allergic to peanuts."]}
     )
     assert recalled_text(profiled) == "allergy: peanuts — I'm allergic to peanuts."
+    irrelevant = profiled.model_copy(update={"nothing_relevant": True})
+    assert recalled_text(irrelevant) == irrelevant.rendered  # says so, after the profile
+    assert irrelevant.rendered.splitlines() == [*irrelevant.profile, NOTHING_RELEVANT]
+    assert unseen(irrelevant, [ALLERGY]).rendered == irrelevant.rendered
 
 
 def test_a_langchain_agent_recalls_into_its_system_message_and_forgets_by_tool(
@@ -209,7 +219,7 @@ def test_a_langchain_agent_recalls_into_its_system_message_and_forgets_by_tool(
         ),
         tools=langchain_tools(face),
         system_prompt="You are a helpful assistant.",
-        middleware=[GraphMemMiddleware(face, max_tokens=300)],
+        middleware=[GraphMemMiddleware(face, max_tokens=300, min_confidence=0.0)],
         context_schema=MemoryContext,
     )
 
@@ -256,7 +266,7 @@ def test_a_pydantic_ai_agent_recalls_by_its_capability_and_forgets_by_tool(
         OpenAIChatModel("scripted", provider=OpenAIProvider(openai_client=client)),
         deps_type=MemoryContext,
         instructions="You are a helpful assistant.",
-        capabilities=[GraphMemCapability(face, max_tokens=300)],
+        capabilities=[GraphMemCapability(face, max_tokens=300, min_confidence=0.0)],
     )
 
     async def run(session: str, text: str) -> str:
@@ -292,3 +302,78 @@ def test_a_pydantic_ai_agent_recalls_by_its_capability_and_forgets_by_tool(
         await client.close()
 
     asyncio.run(conversations())
+
+
+QUESTION = ASKED["query"]
+"""The user's message that the integrations recall."""
+BUDGETED: dict[str, Any] = {"max_tokens": ASKED["max_tokens"], "min_confidence": 0.0}
+"""The recall options that each integration takes, as ASKED has them."""
+
+
+@pytest.fixture
+def remembered(memory: GraphMem, owner: str) -> str:
+    """The facade's rendered recall of QUESTION within the budget of BUDGETED (peeking), once the
+    owner told it all: what an integration must put after the instructions."""
+    tell(memory, owner, datetime.now(UTC) - 2 * DAY)
+    expected = memory.recall(owner, QUESTION, peek=True, **BUDGETED)
+    assert expected.memories
+    return f"{REMEMBERED}\n{expected.render()}"
+
+
+def test_the_agents_sdk_puts_the_facades_rendered_recall_after_the_instructions(
+    face: Memory, owner: str, model: ScriptedServer, remembered: str
+) -> None:
+    agent = Agent[MemoryContext](
+        name="assistant", instructions="You are a helpful assistant.", model=chat_model(model)
+    )
+    config = RunConfig(call_model_input_filter=RecallIntoInstructions(face, **BUDGETED))
+    model.script(chat_reply("Better not."))
+    context = MemoryContext(owner, "chat")
+    asyncio.run(Runner.run(agent, QUESTION, context=context, run_config=config))
+    [system, *_] = model.requests[-1]["body"]["messages"]
+    assert system["content"] == f"You are a helpful assistant.\n\n{remembered}"
+
+
+def test_the_langchain_middleware_puts_the_facades_rendered_recall_after_the_system_message(
+    face: Memory, owner: str, model: ScriptedServer, remembered: str
+) -> None:
+    agent = create_agent(
+        model=ChatOpenAI(
+            model="scripted", base_url=model.base_url, api_key="scripted", max_retries=0
+        ),
+        system_prompt="You are a helpful assistant.",
+        middleware=[GraphMemMiddleware(face, **BUDGETED)],
+        context_schema=MemoryContext,
+    )
+    model.script(chat_reply("Better not."))
+    given: Any = {"messages": [{"role": "user", "content": QUESTION}]}
+    context = MemoryContext(owner, "thread")
+    state = (
+        agent.invoke(given, context=context)
+        if isinstance(face, GraphMem)
+        else asyncio.run(agent.ainvoke(given, context=context))
+    )
+    [system, *_] = model.requests[-1]["body"]["messages"]
+    assert system["content"] == f"You are a helpful assistant.\n\n{remembered}"
+    assert state["graphmem_context"] == remembered.removeprefix(f"{REMEMBERED}\n")
+
+
+def test_the_pydantic_ai_capability_puts_the_facades_rendered_recall_in_its_instructions(
+    face: Memory, owner: str, model: ScriptedServer, remembered: str
+) -> None:
+    client = AsyncOpenAI(base_url=model.base_url, api_key="scripted", max_retries=0)
+    agent = PydanticAgent(
+        OpenAIChatModel("scripted", provider=OpenAIProvider(openai_client=client)),
+        deps_type=MemoryContext,
+        instructions="You are a helpful assistant.",
+        capabilities=[GraphMemCapability(face, **BUDGETED)],
+    )
+    model.script(chat_reply("Better not."))
+
+    async def ask() -> None:
+        await agent.run(QUESTION, deps=MemoryContext(owner, "c"))
+        await client.close()
+
+    asyncio.run(ask())
+    [_told, instructions, *_] = model.requests[-1]["body"]["messages"]
+    assert instructions == {"role": "system", "content": remembered}

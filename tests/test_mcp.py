@@ -24,6 +24,7 @@ from graphmem.store.base import Store
 from graphmem.store.networkx import NetworkXStore
 
 from .conftest import ROOT, Neo4jServer, clean_env, free_port
+from .test_cli import ASKED_JSON, settings_of, told
 
 T = TypeVar("T")
 
@@ -185,7 +186,11 @@ def test_the_tools_are_listed_with_their_schemas(tmp_path: Path, owner: str) -> 
         assert many.output_schema is not None
         assert set(many.output_schema["properties"]) == {"observations"}
         assert recall.output_schema is not None
-        assert {"memories", "links", "attempts", "woken"} <= set(recall.output_schema["properties"])
+        assert {
+            *("memories", "links", "attempts", "woken"),
+            *("rendered", "confidence", "nothing_relevant"),
+        } <= set(recall.output_schema["properties"])
+        assert "rendered" in recall.output_schema["required"]  # in every answer
         assert "embedding" not in recall.output_schema["$defs"]["Memory"]["properties"]
         assert consolidate.output_schema is not None
         assert {"counts", "model_calls", "seconds"} <= set(consolidate.output_schema["properties"])
@@ -237,9 +242,8 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert again["memories"] == []  # a known message id stores nothing new
             assert again["already_stored"] is True
 
-            result = await session.call_tool(
-                "recall", {"owner": owner, "query": "Can I drink this milk?", "k": 5}
-            )
+            asked = {"owner": owner, "query": "Can I drink this milk?", "min_confidence": 0}
+            result = await session.call_tool("recall", asked | {"k": 5})
             recall = structured(result)
             assert recall["owner"] == owner
             found = {item["memory"]["text"]: item for item in recall["memories"]}
@@ -252,15 +256,16 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
             assert recall["attempts"]
             assert allergy["memory"]["id"] in {node["id"] for node in recall["woken"]}
             assert " I'm allergic to milk.\n" in text(result) + "\n"  # render(): [n] time text
+            assert text(result) == recall["rendered"]
+            assert 0 <= recall["confidence"] <= 1
+            assert recall["nothing_relevant"] is False  # a floor of 0: what was found
             dialogue = "Ann: We had cake.\nassistant: Lovely!\nAnn: Can I drink this milk?"
-            asked = structured(
-                await session.call_tool("recall", {"owner": owner, "query": dialogue, "k": 1})
+            conversed = structured(
+                await session.call_tool("recall", asked | {"query": dialogue, "k": 1})
             )
-            assert asked["query"] == dialogue
-            assert asked["memories"][0]["memory"]["text"] == "I'm allergic to milk."
-            budgeted = await session.call_tool(
-                "recall", {"owner": owner, "query": "Can I drink this milk?", "max_tokens": 20}
-            )
+            assert conversed["query"] == dialogue
+            assert conversed["memories"][0]["memory"]["text"] == "I'm allergic to milk."
+            budgeted = await session.call_tool("recall", asked | {"max_tokens": 20})
             assert structured(budgeted)["tokens"] <= structured(budgeted)["max_tokens"] == 20
             assert text(budgeted).endswith(" I'm allergic to milk.")  # the first memory only
             spoken = await session.call_tool(
@@ -293,6 +298,25 @@ def test_observe_recall_and_consolidate(launch: Launch, owner: str) -> None:
 
     run(scenario)
     assert [turn.id for turn in turns_of(launch.open_store(), owner)] == ["m1"]
+
+
+def test_the_recall_tools_text_is_the_rendered_text_of_the_facades_recall(
+    launch: Launch, owner: str
+) -> None:
+    expected = told(settings_of(launch.arguments, launch.env), owner)
+    asked = {"owner": owner, **ASKED_JSON}
+
+    async def scenario() -> CallToolResult:
+        async with connected(launch) as session:
+            return await session.call_tool("recall", asked)
+
+    result = run(scenario)
+    assert text(result) == expected.render()  # the profile lines first, then the memories
+    recall = structured(result)
+    assert recall["rendered"] == expected.render()
+    assert recall["profile"] == expected.profile
+    assert recall["confidence"] == expected.confidence
+    assert recall["nothing_relevant"] is expected.nothing_relevant is False
 
 
 def test_observe_many_stores_a_batch_at_once_or_nothing_of_it(launch: Launch, owner: str) -> None:
@@ -374,7 +398,9 @@ def test_a_server_for_one_owner_refuses_every_other(launch: Launch, owner: str) 
                 assert "47-11" not in message  # no hex owner id holds it
                 assert owner not in message.replace(other, "")
             mine = structured(
-                await session.call_tool("recall", {"query": "What is my PIN?", "peek": True})
+                await session.call_tool(
+                    "recall", {"query": "What is my PIN?", "peek": True, "min_confidence": 0}
+                )
             )
             assert "My PIN is 47-11." in [item["memory"]["text"] for item in mine["memories"]]
         assert turns_of(launch.open_store(), other) == []
@@ -407,9 +433,8 @@ def test_bad_input_is_a_tool_error_and_the_server_goes_on(launch: Launch, owner:
             structured(await session.call_tool("observe", observe))
             conflict = refused(await session.call_tool("observe", observe | {"text": "Coffee."}))
             assert "already stored with another text" in conflict
-            recall = structured(
-                await session.call_tool("recall", {"owner": owner, "query": "tea", "peek": True})
-            )
+            found = {"owner": owner, "query": "tea", "peek": True, "min_confidence": 0}
+            recall = structured(await session.call_tool("recall", found))
             assert [item["memory"]["text"] for item in recall["memories"]] == ["I like tea."]
 
     run(scenario)
@@ -479,7 +504,8 @@ def test_streamable_http(tmp_path: Path, owner: str) -> None:
                     )
                 )
                 refused(await session.call_tool("recall", {"owner": "bob", "query": "milk"}))
-                return structured(await session.call_tool("recall", {"query": "milk"}))
+                found = {"query": "milk", "min_confidence": 0}
+                return structured(await session.call_tool("recall", found))
 
         recall = run(scenario)
         assert recall["memories"][0]["memory"]["text"] == "I'm allergic to milk."

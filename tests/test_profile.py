@@ -11,7 +11,7 @@ import pytest
 
 from graphmem.cognition.base import Dialogue, DialogueLine
 from graphmem.cognition.offline import stated_facts
-from graphmem.contract import PROFILE_SHARE
+from graphmem.contract import SELECTION
 from graphmem.embedding import E5Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.mechanisms.impressions import decayed_belief
@@ -270,11 +270,16 @@ def test_a_recall_within_a_budget_puts_the_profile_first(memory: GraphMem, owner
     tell(memory, owner, ENGLISH)
     at = START + 44 * DAY
     count = E5Embedder().count_tokens
-    recall = memory.recall(owner, "Can I have a latte?", max_tokens=200, peek=True, at=at)
-    assert recall.profile
-    lines = memory.profile(owner, at=at).lines(events=False)
-    assert recall.profile == lines[: len(recall.profile)]
-    assert count("\n".join(recall.profile)) <= PROFILE_SHARE * 200
+    recall = memory.recall(owner, "Can I have a latte?", k=2, max_tokens=200, peek=True, at=at)
+    assert recall.profile  # the facts that the two memories do not say
+    profile = memory.profile(owner, at=at)
+    lines = profile.lines(events=False)
+    assert recall.profile == [line for line in lines if line in recall.profile]  # in order
+    shown = [item.memory.text for item in recall.memories]
+    for fact in profile.facts:  # each fact once: as a profile line, or said by a memory shown
+        said = any(fact.text in text for text in shown)
+        assert said != any(fact.text in line for line in recall.profile), fact.text
+    assert count("\n".join(recall.profile)) <= SELECTION.profile_share * 200
     assert recall.render().splitlines()[: len(recall.profile)] == recall.profile
     assert recall.memories
     assert recall.tokens == count(recall.render()) <= 200

@@ -41,7 +41,7 @@ from graphmem.serving import LISTENING
 from graphmem.testing import chat_reply, scripted_openai_server, tool_call_reply
 
 from .conftest import ROOT, Neo4jServer, clean_env, free_port
-from .test_cli import store_arguments
+from .test_cli import ASKED, ASKED_JSON, settings_of, store_arguments, told
 from .test_concurrency import QUERIES, increments, message
 from .test_pending import offline_model
 
@@ -184,17 +184,16 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
         )
         assert [item.turn.id for item in many] == ["m2", "m3"]
         assert client.observe(owner, "I'm allergic to milk.", message_id="m1").memories == []
-        found = client.recall(owner, "What am I allergic to?", at=later, peek=True)
+        asked: dict[str, Any] = {"at": later, "peek": True, "min_confidence": 0.0}
+        found = client.recall(owner, "What am I allergic to?", **asked)
         assert found.memories[0].memory.text == "I'm allergic to milk."
-        assert "allergic to milk" in found.render()
-        fitted = client.recall(owner, "What am I allergic to?", at=later, peek=True, max_tokens=20)
+        assert "allergic to milk" in found.rendered
+        fitted = client.recall(owner, "What am I allergic to?", **asked, max_tokens=20)
         assert [item.memory.text for item in fitted.memories] == ["I'm allergic to milk."]
         assert fitted.max_tokens == 20
         assert fitted.tokens is not None
         assert fitted.tokens <= 20
-        until = client.recall(
-            owner, "milk", at=later, peek=True, until=START + timedelta(minutes=1)
-        )
+        until = client.recall(owner, "milk", **asked, until=START + timedelta(minutes=1))
         assert [item.memory.text for item in until.memories] == ["I'm allergic to milk."]
         with pytest.raises(InvalidInputError, match="kinds may name"):
             client.recall(owner, "milk", kinds=["summary"])
@@ -244,6 +243,43 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
 
 
 @pytest.mark.parametrize("kind", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+def test_a_recall_answers_the_recall_itself_with_the_facades_rendered_text(
+    kind: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    start_server: StartServer,
+    owner: str,
+) -> None:
+    store = store_arguments(kind, request, tmp_path)
+    expected = told(settings_of(store, clean_env()), owner)
+    key = new_secret(store, "--owner", owner)
+    url = start_server(store)
+    answer = httpx.post(
+        f"{url}/v1/owners/{owner}/recall",
+        json=ASKED_JSON,
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,
+    )
+    assert answer.status_code == 200, answer.text
+    recall = answer.json()
+    assert recall["owner"] == owner  # the Recall itself, not wrapped
+    assert recall["rendered"] == expected.render()  # the profile lines first, then the memories
+    assert recall["profile"] == expected.profile
+    assert recall["confidence"] == expected.confidence
+    assert recall["nothing_relevant"] is expected.nothing_relevant is False
+    with GraphMemClient(url, key) as client:
+        found = client.recall(owner, **ASKED)
+    assert found == expected
+    assert found.rendered == recall["rendered"]
+
+    async def awaited() -> Recall:
+        async with AsyncGraphMemClient(url, key) as client:
+            return await client.recall(owner, **ASKED)
+
+    assert asyncio.run(awaited()).rendered == expected.render()
+
+
+@pytest.mark.parametrize("kind", ["networkx", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def test_turns_observed_while_the_model_was_down_are_derived_by_complete_pending(
     kind: str, request: pytest.FixtureRequest, tmp_path: Path, start_server: StartServer
 ) -> None:
@@ -269,7 +305,9 @@ def test_turns_observed_while_the_model_was_down_are_derived_by_complete_pending
         assert client.health(owner, at=later).checks.pending_turns == 2
         with scripted_openai_server(responder=offline_model, port=port) as model:
             assert client.complete_pending(owner) == 2
-            found = client.recall(owner, "What am I allergic to?", at=later, peek=True)
+            found = client.recall(
+                owner, "What am I allergic to?", at=later, peek=True, min_confidence=0.0
+            )
         assert found.memories[0].memory.text == "I'm allergic to milk."
         health = client.health(owner, at=later)
         assert (health.checks.pending_turns, health.checks.kinds) == (0, {"observation": 2})
@@ -311,7 +349,8 @@ def test_the_agent_frameworks_take_the_http_clients_as_their_memory(served: Serv
 
         async def agents_sdk() -> None:
             async with AsyncGraphMemClient(served.url, served.alice) as client:
-                agent = Agent[MemoryContext](name="a", model=chat, tools=memory_tools(client))
+                tools = memory_tools(client, min_confidence=0.0)
+                agent = Agent[MemoryContext](name="a", model=chat, tools=tools)
                 session = GraphMemSession(client, context)
                 model.script(chat_reply("Noted."))
                 await Runner.run(
@@ -332,7 +371,7 @@ def test_the_agent_frameworks_take_the_http_clients_as_their_memory(served: Serv
                 model=ChatOpenAI(
                     model="scripted", base_url=model.base_url, api_key="scripted", max_retries=0
                 ),
-                middleware=[GraphMemMiddleware(client)],
+                middleware=[GraphMemMiddleware(client, min_confidence=0.0)],
                 context_schema=MemoryContext,
             )
             model.script(chat_reply("Avoid peanuts."))
@@ -474,7 +513,8 @@ def test_the_mcp_tools_are_served_at_mcp_behind_the_same_keys(served: Served) ->
             await session.call_tool(
                 "observe", {"owner": owner, "text": "I'm allergic to milk.", "message_id": "m1"}
             )
-            return await session.call_tool("recall", {"owner": owner, "query": "milk"})
+            asked = {"owner": owner, "query": "milk", "min_confidence": 0}
+            return await session.call_tool("recall", asked)
 
     found = asyncio.run(call(served.alice, served.ann))
     assert not found.is_error
@@ -555,7 +595,12 @@ def test_two_servers_on_one_neo4j_store_each_message_once_and_lose_no_attention(
         owner = owners[reader % 2]
         with GraphMemClient(urls[reader % 2], secret) as client:
             return [
-                (owner, client.recall(owner, QUERIES[turn % len(QUERIES)], k=3, at=at))
+                (
+                    owner,
+                    client.recall(
+                        owner, QUERIES[turn % len(QUERIES)], k=3, at=at, min_confidence=0.0
+                    ),
+                )
                 for turn in range(per_reader)
             ]
 

@@ -200,7 +200,8 @@ def add_recall(commands: Commands, shared: SharedFlags) -> None:
     recall = commands.add_parser(
         "recall",
         parents=[shared.owned, shared.timed],
-        help="recall what relates to a query, with reasons",
+        help="recall what relates to a query, with reasons (with --max-tokens: its text for a"
+        " prompt alone)",
     )
     recall.add_argument(
         "query",
@@ -208,7 +209,9 @@ def add_recall(commands: Commands, shared: SharedFlags) -> None:
         " latest last; '-' reads it from standard input",
     )
     add_options(recall, RecallQuestion)  # the time it recalls at is the shared --at
-    recall.add_argument("--json", action="store_true", help="print the subgraph as JSON")
+    recall.add_argument(
+        "--json", action="store_true", help="print the subgraph as JSON, its text as `rendered`"
+    )
 
 
 def add_consolidate(commands: Commands, shared: SharedFlags) -> None:

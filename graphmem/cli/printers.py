@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import TextIO
 
 from graphmem.contract import (
+    NOTHING_RELEVANT,
     EvokedImpression,
     GraphCounts,
     Health,
@@ -54,17 +55,37 @@ def print_observations(observations: list[Observation], as_json: bool, out: Text
     out.flush()
 
 
-def print_recall(recall: Recall, out: TextIO) -> None:
-    """Print the searches, each memory (numbered) with its score, provenance, reasons, the links."""
+def recall_status(recall: Recall) -> list[str]:
+    """How a recall went: its searches and memories found, what it skipped, the tokens it took."""
     searches = " -> ".join(
         f"motivation {attempt.motivation:.1f} (tiers 0-{attempt.depth})"
         for attempt in recall.attempts
     )
-    print(f"searched {searches}; {counted(len(recall.memories), 'memory', 'memories')}", file=out)
+    lines = [f"searched {searches}; {counted(len(recall.memories), 'memory', 'memories')}"]
     if recall.cut_short:
-        print(f"out of time: skipped {', '.join(recall.cut_short)}", file=out)
+        lines.append(f"out of time: skipped {', '.join(recall.cut_short)}")
     if recall.max_tokens is not None:
-        print(f"rendered in {recall.tokens} tokens of {recall.max_tokens}", file=out)
+        lines.append(f"rendered in {recall.tokens} tokens of {recall.max_tokens}")
+    return lines
+
+
+def print_rendered(recall: Recall, out: TextIO) -> None:
+    """Print the recall's text for a prompt (`rendered`) alone; how it went on stderr, after."""
+    print(recall.rendered, file=out)
+    out.flush()
+    for line in recall_status(recall):
+        print(line, file=sys.stderr)
+
+
+def print_recall(recall: Recall, out: TextIO) -> None:
+    """Print how it went, each memory (numbered) with its score, provenance, reasons, the links.
+
+    A recall that found nothing relevant says so (NOTHING_RELEVANT) in place of its memories.
+    """
+    for line in recall_status(recall):
+        print(line, file=out)
+    if recall.nothing_relevant:
+        print(NOTHING_RELEVANT, file=out)
     number = {item.memory.id: index for index, item in enumerate(recall.memories, start=1)}
     for item in recall.memories:
         reasons = item.components

@@ -11,6 +11,7 @@ from graphmem.cli.printers import (
     print_counts,
     print_health,
     print_recall,
+    print_rendered,
     say_unknown_owner,
 )
 from graphmem.config import Settings
@@ -21,14 +22,21 @@ from graphmem.model import check_text
 
 
 def run_recall(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
-    """Recall and print the memories with their score breakdown (or the subgraph as JSON)."""
+    """Recall and print the memories with their scores, its text alone, or the subgraph as JSON.
+
+    With --max-tokens what is printed is the recall's text for a prompt (`rendered`), and how
+    the recall went goes to stderr; the JSON carries `rendered` too.
+    """
     owner = arguments.owner
     query = checked_query(sys.stdin.read() if arguments.query == "-" else arguments.query)
+    given = options_given(arguments, RecallQuestion)
     with GraphMem.open(settings) as memory:
-        recall = memory.recall(owner, **options_given(arguments, RecallQuestion) | {"query": query})
+        recall = memory.recall(owner, **given | {"query": query})
         nothing_stored = not recall.memories and memory.statistics(owner).total == 0
     if arguments.json:
         print(json.dumps(recall.as_json(), ensure_ascii=False), file=out)
+    elif "max_tokens" in given:
+        print_rendered(recall, out)
     else:
         print_recall(recall, out)
     if nothing_stored:

@@ -81,9 +81,14 @@ class AttentionLabel(Answer):
     score: float = Field(
         ge=0,
         le=10,
-        description="Attention the new item deserves, 0 (ignore) to 10 (vital). Judge it in the"
+        description="Attention the new item deserves, 0 (ignore) to 10 (vital): 0 for small talk"
+        " (a greeting, thanks, an acknowledgement, agreement or praise, a goodbye, a question that"
+        " says nothing of the one asking, a reply that only echoes what it answers), 2 for an"
+        " ordinary statement of someone's life, more for what matters more. Judge it in the"
         " light of the working memory: an ordinary-looking item that bears on a high-attention"
-        " memory (half a glass of milk, for a user allergic to milk) deserves high attention.",
+        " memory (half a glass of milk, for a user allergic to milk) deserves high attention;"
+        ' small talk that mentions such a memory does not. An item of speaker "query" is a'
+        " question asked of memory, never small talk: label it by what it asks about.",
     )
     related: list[Relation] = Field(
         default_factory=list,
@@ -354,6 +359,10 @@ class Recalled(Question):
     earlier: int | None = Field(
         default=None, description="Position (from 0) of that earlier item in the batch."
     )
+
+
+QUERY_SPEAKER = "query"
+"""The speaker a recall's query is perceived as: it asks of memory and replies to nothing."""
 
 
 class PerceivedItem(Question):

@@ -21,14 +21,15 @@ and their words ship in REFERENCE_VECTORS, so that no process spends its first s
 """
 
 import functools
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from graphmem.cognition.prototypes import EVERYDAY, SENTENCES
+from graphmem.cognition.prototypes import EVERYDAY, PLAIN, SENTENCES, SMALL_TALK
 from graphmem.embedding import Embedder, Purpose
 from graphmem.similarity import Vectors, inner_products
 from graphmem.terms import HAN, words, written_words
@@ -61,10 +62,27 @@ memories that recur in one working memory after another, and the items just judg
 MEMO_PROTOTYPE_SETS = 64
 """How many sets of prototypes a Meaning keeps as arrays: the cognition's few (salience, events,
 moods, causes by language) and the causal rules of the owners judged lately."""
+SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+"""Where a sentence ends, in English and Chinese."""
+SMALL_TALK_SUBSTANCE = 1
+"""The most words of substance that small talk holds (Meaning.small_talk): "Noted." has one."""
 Nearest = list[list[tuple[str, float]]]
 """For each language (LANGUAGES' order), a word's two nearest everyday words and how near."""
 Prototypes = Mapping[str, Sequence[str]]
 """Sentences by the name of what they say."""
+
+
+SMALL_TALK_WORDS: dict[Language, frozenset[str]] = {
+    lang: frozenset(
+        word
+        for sentence in SMALL_TALK[lang]
+        for word in written_words(sentence)
+        if words(word) and not any(word in written_words(plain) for plain in PLAIN[lang])
+    )
+    for lang in LANGUAGES
+}
+"""The words of small talk in each language: SMALL_TALK's content words that no plain sentence
+uses (thanks, awesome, bye; 谢谢, 恭喜)."""
 
 
 @dataclass(frozen=True)
@@ -176,6 +194,40 @@ class Meaning:
             for text, row in zip(read, self._margins(read, sentences), strict=True)
         }
         return [kinds.get(text) for text in texts]
+
+    def small_talk(self, text: str, echoed: Set[str] = frozenset()) -> bool:
+        """Whether a text is small talk: nearest to small talk, and with next to no substance.
+
+        Each of its sentences is nearest, of the everyday sentences of its language, to one of
+        prototypes.SMALL_TALK (a greeting, thanks, agreement, praise, a goodbye) rather than to
+        a plain statement or question; and at most SMALL_TALK_SUBSTANCE of its content words say
+        something: a word of substance is neither a word of small talk (one of SMALL_TALK's words
+        that no plain sentence uses, or a word whose nearest everyday word is one) nor one of
+        the `echoed` words (those of what it answers: "Nice, enjoy the visit!" after a visit is
+        announced). "Thanks! My sister arrives on Monday" is not small talk, nor is "Yeah, I
+        play the clarinet, since I was young". A text too long to read by meaning is none.
+        """
+        if not readable(text) or not self._nearest_small_talk(text):
+            return False
+        table = self._word_table(text)
+        substance = [
+            word
+            for word, nearest, place in zip(table.words, table.nearest, table.places, strict=True)
+            if not words(word) <= echoed
+            and word not in SMALL_TALK_WORDS[LANGUAGES[place]]
+            and nearest[place][0][0] not in SMALL_TALK_WORDS[LANGUAGES[place]]
+        ]
+        sentences = [part for part in SENTENCE_END.split(text.strip()) if part]
+        return len(substance) <= SMALL_TALK_SUBSTANCE and (
+            len(sentences) == 1 or all(self._nearest_small_talk(part) for part in sentences)
+        )
+
+    def _nearest_small_talk(self, text: str) -> bool:
+        """Whether the everyday sentence nearest to a text, in its language, is small talk."""
+        lang = language(text)
+        vectors, _bars = self._passages([text])
+        nearest = int(np.argmax(inner_products(vectors, self._everyday_sentences(lang))))
+        return EVERYDAY[lang][nearest] in SMALL_TALK[lang]
 
     def says(self, text: str, prototypes: Prototypes, against: Sequence[str] = ()) -> Said | None:
         """What a text says of the prototypes' names, with the words that show it; None if none.

@@ -12,7 +12,9 @@ The rules (each number is a module constant):
 - Attention: an item scores the value of its strongest salience cue (lexicon.SALIENCE: health 8,
   life events and strong feelings 7, plans 5, preferences 4) or, if higher, of the kind of
   salient thing it is nearest to by meaning (prototypes.SALIENCE), one point more when it speaks
-  of the speaker themself, and BASE_SALIENCE when it has neither. A recalled memory that shares
+  of the speaker themself, and BASE_SALIENCE when it has neither; small talk (a greeting, thanks,
+  agreement, a goodbye, or a reply that only echoes what it answers: Meaning.small_talk) gets
+  SMALL_TALK_SALIENCE and inherits nothing. A recalled memory that shares
   a content word (graphmem.terms.words: English stems, Chinese words as jieba cuts them) with
   the item or, when it would pass on more than the item has of its own, a word alike in meaning
   (milk and dairy, milk and 牛奶) passes on INHERITED_SHARE of its current attention, if that is
@@ -65,9 +67,11 @@ summarise abstractively, use knowledge that is not in the graph.
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 
 from graphmem.cognition import prototypes
 from graphmem.cognition.base import (
+    QUERY_SPEAKER,
     AttentionLabel,
     AttentionQuestion,
     CausalRule,
@@ -109,6 +113,9 @@ from graphmem.model import is_agent
 from graphmem.terms import mentions, terms, words
 
 BASE_SALIENCE = 2.0
+SMALL_TALK_SALIENCE = 0.0
+"""Attention for small talk (Meaning.small_talk): a greeting, thanks or a reply that only echoes
+what it answers deserves none, and passes on none of what it bears on."""
 FIRST_PERSON_BONUS = 1.0
 INHERITED_SHARE = 0.85
 SUMMARY_LINES = 3
@@ -355,6 +362,13 @@ class OfflineCognition:
     def label_attention(self, question: AttentionQuestion) -> AttentionLabel:
         """Own salience, or the attention a related recalled memory passes on, if higher.
 
+        Small talk (Meaning.small_talk; by words alone, a text with no content word) gets
+        SMALL_TALK_SALIENCE and passes nothing on; the words it shares with its working memory
+        count as echoed when it says nothing of its speaker (no first-person word). What speaks
+        of its speaker and holds a salience cue ("I got promoted and I'm so happy") is never
+        small talk, nor is a recall's query (QUERY_SPEAKER); a cue in a wish to someone else
+        ("enjoy the visit!") does not keep it from being so.
+
         The item relates to a memory it shares a content word with or, when the memory would
         pass on more attention than the item has of its own, a word alike in meaning
         (Meaning.alike_words: milk and dairy): only there do such words change the label, and
@@ -363,6 +377,20 @@ class OfflineCognition:
         [(own, reason)] = self._salience([question.item])
         score = own
         item_words = words(question.item)
+        of_self = FIRST_PERSON.search(question.item.lower()) is not None
+        echoed = (  # what a reply that says nothing of its speaker repeats of what it answers
+            set()
+            if of_self
+            else item_words
+            & {word for memory in question.working_memory for word in words(memory.text)}
+        )
+        chat = (
+            question.speaker != QUERY_SPEAKER
+            and (own <= BASE_SALIENCE or not of_self)
+            and self._small_talk(question.item, echoed)
+        )
+        if chat:
+            score, reason = SMALL_TALK_SALIENCE, "small talk"
         related = []
         for index, memory in enumerate(question.working_memory):
             memory_words = words(memory.text)
@@ -377,7 +405,7 @@ class OfflineCognition:
                 smaller = max(1, min(len(item_words), len(memory_words)))
                 strength = min(1.0, len(through) / smaller)
                 related.append(Relation(index=index, strength=round(strength, 3)))
-            if through and inherited > score:
+            if through and inherited > score and not chat:
                 score = inherited
                 reason = (
                     f"bears on a memory of attention {memory.attention:.1f}"
@@ -512,6 +540,12 @@ class OfflineCognition:
                 if value > found[index][0]:
                     found[index] = (value, f"{kind}, by meaning")
         return found
+
+    def _small_talk(self, text: str, echoed: AbstractSet[str]) -> bool:
+        """Whether a text is small talk (Meaning.small_talk); by words alone, one with no word."""
+        if self._meaning is None:
+            return not words(text)
+        return self._meaning.small_talk(text, echoed)
 
     def _moods(self, texts: Sequence[str]) -> list[float]:
         """Each text's mood by its words or, when they state none, by meaning.

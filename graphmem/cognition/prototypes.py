@@ -1,14 +1,15 @@
 """Sentences the offline cognition compares what it is told with, by meaning (cognition.meaning).
 
-EVERYDAY holds plain small talk in each language: what a sentence of no particular weight is
-like. A text is near a prototype when it is nearer to it than every everyday sentence of the
-text's own language is (see meaning.Meaning), so the everyday sentences set each prototype's
-threshold; they say nothing of health, feelings, plans, trips or kindness.
+EVERYDAY holds everyday language in each language, what a sentence of no particular weight is
+like: plain statements and questions (PLAIN) and small talk (SMALL_TALK). A text is near a
+prototype when it is nearer to it than every everyday sentence of the text's own language is
+(see meaning.Meaning), so the everyday sentences set each prototype's threshold; they say
+nothing of health, feelings, plans, trips or kindness.
 The prototypes of each kind of thing are everyday ways of saying it, in English and Chinese,
 written for the offline cognition; none is taken from a benchmark's data or from a test.
 """
 
-EVERYDAY = {
+PLAIN = {
     "en": (
         "I went to the supermarket this morning.",
         "The weather has been nice all week.",
@@ -40,16 +41,6 @@ EVERYDAY = {
         "I ordered a pizza tonight.",
         "We're out of bread.",
         "I fixed the squeaky door.",
-        "Thanks, that sounds good.",
-        "Okay, see you later!",
-        "Hi! How's it going?",
-        "That's interesting, tell me more.",
-        "Yeah, I know what you mean.",
-        "Haha, that's funny.",
-        "Sure, why not.",
-        "I'm not sure, maybe.",
-        "What do you think about it?",
-        "Oh really? I didn't know that.",
         "My son drew a picture of a dog.",
         "The printer at home is out of ink.",
         "I put the laundry in the machine.",
@@ -60,14 +51,6 @@ EVERYDAY = {
         "My daughter is learning the piano.",
         "I took the car to be washed.",
         "There was a long queue at the post office.",
-        "Wow, that's awesome!",
-        "That's amazing, congrats!",
-        "Great job, I'm so glad for you.",
-        "Cool, sounds like fun.",
-        "That's so sweet of you, thank you.",
-        "I really appreciate it.",
-        "Keep it up, you've got this!",
-        "You're right, that's true.",
         "My grandma makes the best soup.",
         "The kids played in the garden all afternoon.",
         "We took the children to the zoo on Sunday.",
@@ -75,7 +58,6 @@ EVERYDAY = {
         "My mum called to ask about the weekend.",
         "We're thinking of painting the fence next month.",
         "Let's have dinner at that new place on Friday.",
-        "Yeah, I love that too.",
         "It was a nice evening.",
     ),
     "zh": (
@@ -109,16 +91,6 @@ EVERYDAY = {
         "我今晚点了披萨。",
         "家里没有面包了。",
         "我把吱吱响的门修好了。",
-        "谢谢，听起来不错。",
-        "好的，回头见！",
-        "嗨！最近怎么样？",
-        "挺有意思的，再多说说。",
-        "嗯，我懂你的意思。",
-        "哈哈，真好笑。",
-        "当然，为什么不呢。",
-        "我不确定，也许吧。",
-        "你觉得怎么样？",
-        "真的吗？我都不知道。",
         "我儿子画了一只小狗。",
         "家里的打印机没墨了。",
         "我把衣服放进了洗衣机。",
@@ -129,6 +101,56 @@ EVERYDAY = {
         "我女儿在学钢琴。",
         "我把车送去洗了。",
         "邮局排了很长的队。",
+        "我奶奶做的汤最好喝。",
+        "孩子们在院子里玩了一下午。",
+        "星期天我们带孩子去了动物园。",
+        "我早饭做了煎饼。",
+        "我妈打电话问周末的安排。",
+        "我们打算下个月把篱笆刷一遍漆。",
+        "周五我们去那家新开的餐馆吃饭吧。",
+        "今晚过得挺愉快的。",
+    ),
+}
+"""Everyday statements and questions of no particular weight, in each language."""
+
+SMALL_TALK = {
+    "en": (
+        "Thanks, that sounds good.",
+        "Okay, see you later!",
+        "Hi! How's it going?",
+        "That's interesting, tell me more.",
+        "Yeah, I know what you mean.",
+        "Haha, that's funny.",
+        "Sure, why not.",
+        "I'm not sure, maybe.",
+        "What do you think about it?",
+        "Oh really? I didn't know that.",
+        "Wow, that's awesome!",
+        "That's amazing, congrats!",
+        "Well done, I'm so glad for you.",
+        "Cool, sounds like fun.",
+        "That's so sweet of you, thank you.",
+        "I really appreciate it.",
+        "Keep it up, you've got this!",
+        "You're right, that's true.",
+        "Yeah, me too.",
+        "Good morning!",
+        "Don't mention it.",
+        "Got it, thanks.",
+        "Bye, take care!",
+        "Have a great weekend!",
+    ),
+    "zh": (
+        "谢谢，听起来不错。",
+        "好的，回头见！",
+        "嗨！最近怎么样？",
+        "挺有意思的，再多说说。",
+        "嗯，我懂你的意思。",
+        "哈哈，真好笑。",
+        "当然，为什么不呢。",
+        "我不确定，也许吧。",
+        "你觉得怎么样？",
+        "真的吗？我都不知道。",
         "哇，太棒了！",
         "真厉害，恭喜你！",
         "干得好，我真为你高兴。",
@@ -137,18 +159,20 @@ EVERYDAY = {
         "非常感谢你。",
         "继续加油，你可以的！",
         "你说得对，确实是这样。",
-        "我奶奶做的汤最好喝。",
-        "孩子们在院子里玩了一下午。",
-        "星期天我们带孩子去了动物园。",
-        "我早饭做了煎饼。",
-        "我妈打电话问周末的安排。",
-        "我们打算下个月把篱笆刷一遍漆。",
-        "周五我们去那家新开的餐馆吃饭吧。",
         "是啊，我也很喜欢。",
-        "今晚过得挺愉快的。",
+        "早上好！",
+        "没事，不客气。",
+        "明白了，谢谢。",
+        "拜拜，保重！",
+        "周末愉快！",
     ),
 }
-"""Small talk of no particular weight, in each language: the threshold of every prototype."""
+"""What keeps a conversation going and says nothing of anyone's life: greetings, thanks,
+acknowledgements, agreement, praise and goodbyes. A text whose every sentence is nearest to one
+of these among the everyday sentences is small talk (Meaning.small_talk)."""
+
+EVERYDAY = {language: (*PLAIN[language], *SMALL_TALK[language]) for language in PLAIN}
+"""Everyday language of no particular weight, in each language: the threshold of every prototype."""
 
 SALIENCE = {
     "health or safety": (

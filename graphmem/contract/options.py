@@ -39,6 +39,14 @@ from graphmem.model import (
 )
 
 MAX_RECALL = 100
+MIN_CONFIDENCE = 0.0
+"""The default floor of a recall's confidence (RecallQuestion.min_confidence), below which it
+returns nothing: none. benchmarks/confidence.py fits a floor of 0.04 on half of LoCoMo's and
+LongMemEval's dev questions (the highest that keeps 98% of their evidence Recall@10), but in a
+small memory a question memory does answer in other words ("Which foods are dangerous for me?"
+of a user who cannot have shellfish) has a confidence near 0 too: the embedder puts it no nearer
+to the answer than to small talk, and memory holds none of its words. Set a floor for a memory
+large enough that a foreign question shares few of its words (docs/recall.md)."""
 """The most memories one recall returns."""
 MAX_INTEGER = 2**63 - 1
 """The largest whole number a store keeps (Neo4j's are 64-bit)."""
@@ -336,6 +344,13 @@ class RecallQuestion(BaseModel):
     )
     min_belief: Annotated[float, Strict()] | None = Field(
         None, description="only memories holding a belief of at least this (0-1), or none"
+    )
+    min_confidence: Annotated[float, Strict()] = Field(
+        MIN_CONFIDENCE,
+        ge=0,
+        le=1,
+        description="below this confidence that anything found is relevant (0-1), return no"
+        " memory and say nothing relevant was found; 0 returns what was found",
     )
 
     @classmethod

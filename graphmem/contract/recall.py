@@ -4,12 +4,13 @@ A `Recall` with its `links` is the related-context subgraph; `render()` is its t
 and `within()` cuts it to a budget in tokens, keeping the most evidence.
 """
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from graphmem.contract.graph import Woken
+from graphmem.contract.results import Profile, ProfileFact
 from graphmem.model import Link, Memory, Tier, Turn
 
 
@@ -34,15 +35,31 @@ class Components(BaseModel):
     association: float
 
 
-EVIDENCE_DECAY = 1.4
-"""How fast the chance that a recalled memory is evidence for the query falls with its rank r:
-as r^-1.4. Fitted on LoCoMo dev's 997 questions (ranks 1-50, benchmarks/context.py's data;
-LongMemEval dev's 37 give 1.1); `Recall.within` weighs a memory's line by it."""
+class Selection(BaseModel):
+    """What `Recall.within` gives the profile, and how it weighs a memory's line.
+
+    The owner's profile lines come first while they fit `profile_share` of the budget. Of the
+    memories, the one ranked r-th, whose line takes t tokens, is taken to be evidence for the
+    query about r^-decay * t^length as often as the first, so lines are taken by
+    r^-decay * t^(length - 1) per token: with `length` 1, in their ranking's order (the plain
+    cut); with 0, the most evidence per token (one long line low in the ranking gives way to
+    several short ones). The defaults are fitted by benchmarks/selection.py on half of LoCoMo's
+    and LongMemEval's dev questions.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    profile_share: float = Field(0.25, gt=0, le=1, description="the most the profile takes")
+    decay: float = Field(1.4, ge=0, description="how fast the chance falls with the rank")
+    length: float = Field(0.5, ge=0, le=1, description="how the chance grows with the tokens")
 
 
-PROFILE_SHARE = 0.25
-"""The most of a recall's token budget that the owner's profile lines take (`Recall.within`):
-the rest is the query's."""
+SELECTION = Selection()
+"""The selection `Recall.within` makes unless given another."""
+
+
+NOTHING_RELEVANT = "Nothing in memory bears on this."
+"""The line a rendered recall has in place of memories when it found nothing relevant."""
 
 
 class RecalledMemory(BaseModel):
@@ -126,6 +143,23 @@ class Recall(BaseModel):
     """The tokens of `render()` when the recall was cut to a budget (XLM-R's, as counted)."""
     profile: list[str] = []
     """The owner's profile lines that a recall within a budget puts first (`within`)."""
+    confidence: float = 0.0
+    """How likely it is, from 0 to 1, that the memories found hold something relevant to the
+    query, from `nearness` and `coverage` (graphmem.confidence)."""
+    nearness: float = 0.0
+    """How much nearer to the query (cosine) the most similar memory found is than the nearest
+    everyday sentence of the query's language; -1 when nothing was found."""
+    coverage: float = 0.0
+    """The share of the query's content terms that the memories found hold."""
+    nothing_relevant: bool = False
+    """Whether the confidence fell below the recall's floor (`min_confidence`): then no memory is
+    returned, and `rendered` says that nothing relevant was found."""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def rendered(self) -> str:
+        """`render()`: the text of the recall for a prompt."""
+        return self.render()
 
     @property
     def thought_again(self) -> bool:
@@ -141,31 +175,47 @@ class Recall(BaseModel):
     def render(self) -> str:
         """A compact text of the subgraph for a prompt: profile, memories, links, impressions.
 
-        The profile lines (of a recall within a budget) come first. The memories are numbered,
+        The profile lines (of a recall within a budget) come first, then NOTHING_RELEVANT when
+        the recall found nothing relevant. The memories are numbered,
         best first, each dated; a fact that a newer one updated shows the time it held until.
         Each impression that evoked some of them comes with the owner's belief in it now.
         """
         number = {item.memory.id: index for index, item in enumerate(self.memories, start=1)}
         lines = [*self.profile]
+        if self.nothing_relevant:
+            lines.append(NOTHING_RELEVANT)
         lines += [_memory_line(number[item.memory.id], item.memory) for item in self.memories]
         lines += [_link_line(number, link) for link in self.links]
         lines += [_impression_line(number, impression) for impression in self.impressions]
         return "\n".join(lines)
 
     def within(
-        self, max_tokens: int, count_tokens: Callable[[str], int], profile: Sequence[str] = ()
+        self,
+        max_tokens: int,
+        count_tokens: Callable[[str], int],
+        profile: Profile | None = None,
+        selection: Selection = SELECTION,
     ) -> "Recall":
         """The recall cut so that `render()` fits `max_tokens` tokens, keeping the most evidence.
 
-        First the `profile` lines, in order, while they fit PROFILE_SHARE of the budget; the
-        rest goes to the memories (`_best_evidence`), then to the impressions that evoked them
-        and the links among them, while they fit.
+        First the `profile`'s facts and conjectures, in order, while they fit the selection's
+        profile share of the budget; the rest goes to the memories (`_best_evidence`, by
+        `selection`), then to the impressions that evoked them and the links among them, while
+        they fit. A fact that a memory taken says already (its text is in the memory's) is not
+        shown twice: it goes, and what it held of the budget goes to the memories.
         """
-        shown: list[str] = []
-        for line in profile:
-            if count_tokens("\n".join([*shown, line])) <= PROFILE_SHARE * max_tokens:
-                shown.append(line)
-        memories, spent = self._best_evidence(max_tokens, count_tokens, shown)
+        facts = [] if profile is None else profile.facts
+        while True:
+            room = selection.profile_share * max_tokens
+            shown = self._profile_lines(facts, profile, room, count_tokens)
+            memories, spent = self._best_evidence(max_tokens, count_tokens, shown, selection)
+            said = [item.memory.text for item in memories]
+            kept = [
+                fact for fact in facts if not any(fact.text in text for text in said if fact.text)
+            ]
+            if len(kept) == len(facts):
+                break
+            facts = kept
         number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
         impressions = []
         for impression in self.impressions:
@@ -202,15 +252,34 @@ class Recall(BaseModel):
             }
         )
 
+    @staticmethod
+    def _profile_lines(
+        facts: list[ProfileFact],
+        profile: Profile | None,
+        room: float,
+        count_tokens: Callable[[str], int],
+    ) -> list[str]:
+        """The profile's lines (these facts, its conjectures) that fit `room` tokens, in order."""
+        if profile is None:
+            return []
+        shown: list[str] = []
+        for line in profile.model_copy(update={"facts": facts}).lines(events=False):
+            if count_tokens("\n".join([*shown, line])) <= room:
+                shown.append(line)
+        return shown
+
     def _best_evidence(
-        self, max_tokens: int, count_tokens: Callable[[str], int], shown: list[str]
+        self,
+        max_tokens: int,
+        count_tokens: Callable[[str], int],
+        shown: list[str],
+        selection: Selection,
     ) -> tuple[list[RecalledMemory], int]:
         """The memories that keep the most evidence in what the `shown` lines leave of the budget.
 
-        The memory ranked r-th is evidence for the query about r^-EVIDENCE_DECAY as often as
-        the first, so memories are taken by that share per token of their line, best first,
-        while they fit: one long memory low in the ranking gives way to several short ones. A
-        memory whose dated line repeats a better one's is left out. The memories taken keep
+        Memories are taken by their chance of being evidence per token of their line
+        (`Selection`), best first, while they fit. A memory whose dated line repeats a better
+        one's is left out. The memories taken keep
         their ranking (and are numbered anew: a line may then count a token more, so the last
         taken goes while the text is over). With them, the tokens of the `shown` lines and theirs.
         """
@@ -224,7 +293,10 @@ class Recall(BaseModel):
         taken: list[tuple[int, RecalledMemory]] = []  # best evidence per token first
         spent = count_tokens("\n".join(shown))
         for rank, item in sorted(
-            lines.values(), key=lambda pair: pair[0] ** EVIDENCE_DECAY * cost[pair[1].memory.id]
+            lines.values(),
+            key=lambda pair: (
+                pair[0] ** selection.decay * cost[pair[1].memory.id] ** (1 - selection.length)
+            ),
         ):
             if spent + cost[item.memory.id] <= max_tokens:
                 taken.append((rank, item))
@@ -253,10 +325,3 @@ def _impression_line(number: dict[str, int], impression: EvokedImpression) -> st
     """An evoking impression's line of a rendered recall: belief and the memories it evoked."""
     evoked = " ".join(f"[{number[memory]}]" for memory in impression.memories)
     return f"impression {impression.text} (belief {impression.belief:.2f}) evoked {evoked}"
-
-
-class Recalled(BaseModel):
-    """A recall's subgraph, and its text as it would go into a prompt (the HTTP answer)."""
-
-    recall: Recall
-    rendered: str = Field(description="Recall.render(): numbered memories, then their links")

@@ -7,6 +7,13 @@ any of graphmem's faces: `GraphMem`, `AsyncGraphMem`, `GraphMemClient`, `AsyncGr
 worker thread). The tools' texts are made here, so that a model reads the same answer whatever
 framework asks: a recall rendered with the message each memory came from (which
 `forget_message` takes), a forgetting's outcome, the profile.
+
+A recall an integration puts into the model's input by itself goes there as `Recall.rendered`,
+exactly, under REMEMBERED (`with_remembered`), once what the input already says is left out
+(`unseen`). When the recall found nothing relevant (its confidence below `min_confidence`),
+that text is put in too, saying so (NOTHING_RELEVANT, after the profile lines the budget
+chose): the model then knows that its memory was searched and holds nothing on the question,
+rather than reading nothing and guessing, and has no weak memory to take for a relevant one.
 """
 
 import asyncio
@@ -16,7 +23,7 @@ from typing import Any, Protocol
 
 from graphmem.aio import AsyncGraphMem
 from graphmem.client import AsyncGraphMemClient, GraphMemClient
-from graphmem.contract import Forgotten, Observation, Profile, Recall
+from graphmem.contract import MIN_CONFIDENCE, Forgotten, Observation, Profile, Recall
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import Turn
@@ -73,7 +80,14 @@ class AsyncMemory(Protocol):
     ) -> list[Observation]:
         """GraphMem.observe_many."""
 
-    async def recall(self, owner: str, query: str, *, max_tokens: int | None = None) -> Recall:
+    async def recall(
+        self,
+        owner: str,
+        query: str,
+        *,
+        max_tokens: int | None = None,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> Recall:
         """GraphMem.recall."""
 
     async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
@@ -98,9 +112,22 @@ class _InThread:
         """GraphMem.observe_many, in a worker thread."""
         return await asyncio.to_thread(self._memory.observe_many, owner, items)
 
-    async def recall(self, owner: str, query: str, *, max_tokens: int | None = None) -> Recall:
+    async def recall(
+        self,
+        owner: str,
+        query: str,
+        *,
+        max_tokens: int | None = None,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> Recall:
         """GraphMem.recall, in a worker thread."""
-        return await asyncio.to_thread(self._memory.recall, owner, query, max_tokens=max_tokens)
+        return await asyncio.to_thread(
+            self._memory.recall,
+            owner,
+            query,
+            max_tokens=max_tokens,
+            min_confidence=min_confidence,
+        )
 
     async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, in a worker thread."""
@@ -161,8 +188,8 @@ def unseen(recall: Recall, seen: Collection[str]) -> Recall:
 
 
 def recalled_text(recall: Recall) -> str:
-    """A recall for a model to read: the rendered subgraph, then each memory's messages."""
-    if not recall.memories and not recall.profile:
+    """A recall tool's answer: the recall's rendered text, then each memory's messages."""
+    if not recall.rendered:
         return "(no related memories)"
     sources = [
         f"[{number}] " + ", ".join(turn.id for turn in item.turns)
@@ -170,7 +197,7 @@ def recalled_text(recall: Recall) -> str:
         if item.turns
     ]
     said_in = ["said in messages (for forget_message): " + "; ".join(sources)] if sources else []
-    return "\n".join([recall.render(), *said_in])
+    return "\n".join([recall.rendered, *said_in])
 
 
 REMEMBERED = "What you remember that relates to the user's latest message (dated, best first):"
@@ -178,7 +205,7 @@ REMEMBERED = "What you remember that relates to the user's latest message (dated
 
 
 def with_remembered(instructions: str | None, remembered: str) -> str | None:
-    """The instructions with a rendered recall after them, under REMEMBERED (if it holds any)."""
+    """The instructions with a recall's `rendered` text after them, under REMEMBERED (if any)."""
     if not remembered:
         return instructions
     return "\n\n".join(filter(None, [instructions, f"{REMEMBERED}\n{remembered}"]))

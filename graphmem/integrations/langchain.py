@@ -3,9 +3,10 @@
 For `create_agent(..., middleware=[GraphMemMiddleware(memory)], context_schema=MemoryContext)`,
 each run invoked with `context=MemoryContext(owner, session)`:
 - before the model is called, the user's latest message is recalled (within `max_tokens`
-  tokens; base.unseen leaves out what the messages already say) and the recall's subgraph
-  kept in the state (`graphmem_recall`, `Recall.as_json()`), its rendered text
-  (`graphmem_context`) added to the system message;
+  tokens, no memory below `min_confidence`; base.unseen leaves out what the messages already
+  say) and the recall's subgraph kept in the state (`graphmem_recall`, `Recall.as_json()`), its
+  rendered text (`graphmem_context`, `Recall.rendered`, which says so when nothing relevant was
+  found) added to the system message;
 - after the model answered, the new messages (the user's since the model's last answer, and
   the answer when it has text) are observed as turns of the owner's session, by their ids.
 `memory_tools(memory)` are the tools recall_memory, forget_message and profile for the run
@@ -31,7 +32,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemM
 from langchain_core.tools import StructuredTool
 from langgraph.runtime import Runtime
 
-from graphmem.contract import Recall
+from graphmem.contract import MIN_CONFIDENCE, Recall
 from graphmem.integrations.base import (
     FORGET_TOOL,
     PROFILE_TOOL,
@@ -100,7 +101,7 @@ def texts_of(messages: Sequence[AnyMessage]) -> list[str]:
 def recalled_state(recall: Recall, messages: Sequence[AnyMessage]) -> dict[str, Any]:
     """The state update that holds a recall of what the messages lack: subgraph and text."""
     news = unseen(recall, texts_of(messages))
-    return {"graphmem_recall": news.as_json(), "graphmem_context": news.render()}
+    return {"graphmem_recall": news.as_json(), "graphmem_context": news.rendered}
 
 
 def with_context(request: ModelRequest[Any]) -> ModelRequest[Any]:
@@ -122,10 +123,17 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
 
     state_schema = GraphMemState
 
-    def __init__(self, memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        max_tokens: int = RECALL_TOKENS,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> None:
         super().__init__()
         self._memory = memory
         self._max_tokens = max_tokens
+        self._min_confidence = min_confidence
 
     def _question(self, state: GraphMemState) -> str | None:
         """The latest user message if the state holds no recall of it yet."""
@@ -142,7 +150,9 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
         if question is None:
             return None
         owner = memory_context(runtime.context).owner
-        recall = synchronous(self._memory).recall(owner, question, max_tokens=self._max_tokens)
+        recall = synchronous(self._memory).recall(
+            owner, question, max_tokens=self._max_tokens, min_confidence=self._min_confidence
+        )
         return recalled_state(recall, state["messages"])
 
     async def abefore_model(
@@ -153,7 +163,9 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
         if question is None:
             return None
         owner = memory_context(runtime.context).owner
-        recall = await awaitable(self._memory).recall(owner, question, max_tokens=self._max_tokens)
+        recall = await awaitable(self._memory).recall(
+            owner, question, max_tokens=self._max_tokens, min_confidence=self._min_confidence
+        )
         return recalled_state(recall, state["messages"])
 
     def wrap_model_call(
@@ -193,17 +205,23 @@ class GraphMemMiddleware(AgentMiddleware[GraphMemState, MemoryContext, Any]):
         return None
 
 
-def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[BaseTool]:
+def memory_tools(
+    memory: Memory, *, max_tokens: int = RECALL_TOKENS, min_confidence: float = MIN_CONFIDENCE
+) -> list[BaseTool]:
     """The tools recall_memory, forget_message and profile, for the run context's owner."""
 
     def recall_memory(query: str, runtime: ToolRuntime[MemoryContext]) -> str:
         owner = memory_context(runtime.context).owner
-        recall = synchronous(memory).recall(owner, query, max_tokens=max_tokens)
+        recall = synchronous(memory).recall(
+            owner, query, max_tokens=max_tokens, min_confidence=min_confidence
+        )
         return recalled_text(unseen(recall, texts_of(runtime.state["messages"])))
 
     async def arecall_memory(query: str, runtime: ToolRuntime[MemoryContext]) -> str:
         owner = memory_context(runtime.context).owner
-        recall = await awaitable(memory).recall(owner, query, max_tokens=max_tokens)
+        recall = await awaitable(memory).recall(
+            owner, query, max_tokens=max_tokens, min_confidence=min_confidence
+        )
         return recalled_text(unseen(recall, texts_of(runtime.state["messages"])))
 
     def forget_message(message_id: str, runtime: ToolRuntime[MemoryContext]) -> str:

@@ -7,7 +7,8 @@ Three pieces, each usable alone:
 - `memory_tools(memory)`: the function tools `recall_memory`, `forget_message` and `profile`,
   for the owner the run's context names (`Runner.run(..., context=MemoryContext(...))`).
 - `RecallIntoInstructions(memory)`, a `RunConfig.call_model_input_filter`: before each model
-  call, what the memory recalls of the user's latest message is added to the instructions.
+  call, what the memory recalls of the user's latest message is added to the instructions, as
+  its rendered text (`Recall.rendered`, which says so when nothing relevant was found).
 
 Imports the `agents` package here only.
 """
@@ -26,6 +27,7 @@ from agents import (
 from agents.memory import SessionSettings
 from agents.run_config import CallModelData, ModelInputData
 
+from graphmem.contract import MIN_CONFIDENCE
 from graphmem.errors import GraphMemError
 from graphmem.integrations.base import (
     FORGET_TOOL,
@@ -135,7 +137,9 @@ def told_to_model(wrapper: RunContextWrapper[Any], error: Exception) -> str:
     return default_tool_error_function(wrapper, error)
 
 
-def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[Tool]:
+def memory_tools(
+    memory: Memory, *, max_tokens: int = RECALL_TOKENS, min_confidence: float = MIN_CONFIDENCE
+) -> list[Tool]:
     """The tools recall_memory, forget_message and profile, for the run context's owner.
 
     A graphmem error (a query it refuses, a run without a MemoryContext) is told to the model.
@@ -146,7 +150,9 @@ def memory_tools(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> list[Too
     async def recall_memory(wrapper: RunContextWrapper[Any], query: str) -> str:
         """The owner's recall of the query, for the model."""
         owner = memory_context(wrapper.context).owner
-        recall = await remembering.recall(owner, query, max_tokens=max_tokens)
+        recall = await remembering.recall(
+            owner, query, max_tokens=max_tokens, min_confidence=min_confidence
+        )
         seen = [text for _, text in messages_of(wrapper.turn_input)]
         return recalled_text(unseen(recall, seen))
 
@@ -169,15 +175,23 @@ class RecallIntoInstructions:
     """A `RunConfig.call_model_input_filter` that adds what the user's latest message recalls.
 
     Before each model call, the run context's owner recalls the latest user message of the
-    input (within `max_tokens` tokens), and the rendered memories go after the instructions
-    (base.with_remembered), without what the input already says (base.unseen). A run calls
-    the model again after each tool call with the same messages: the recall of the last owner
-    and messages is kept and given again, so a run recalls (and wakes its memories) once.
+    input (within `max_tokens` tokens, no memory below `min_confidence`), and its rendered text
+    goes after the instructions (base.with_remembered), without what the input already says
+    (base.unseen). A run calls the model again after each tool call with the same messages: the
+    recall of the last owner and messages is kept and given again, so a run recalls (and wakes
+    its memories) once.
     """
 
-    def __init__(self, memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        max_tokens: int = RECALL_TOKENS,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> None:
         self._memory = awaitable(memory)
         self._max_tokens = max_tokens
+        self._min_confidence = min_confidence
         self._last: tuple[tuple[str, ...], str] | None = None
 
     async def __call__(self, data: CallModelData[Any]) -> ModelInputData:
@@ -191,7 +205,12 @@ class RecallIntoInstructions:
         conversation = [text for _, text in messages]
         key = (owner, *conversation)
         if self._last is None or self._last[0] != key:
-            recall = await self._memory.recall(owner, latest[0], max_tokens=self._max_tokens)
-            self._last = (key, unseen(recall, conversation).render())
+            recall = await self._memory.recall(
+                owner,
+                latest[0],
+                max_tokens=self._max_tokens,
+                min_confidence=self._min_confidence,
+            )
+            self._last = (key, unseen(recall, conversation).rendered)
         instructions = with_remembered(given.instructions, self._last[1])
         return ModelInputData(input=given.input, instructions=instructions)

@@ -2,8 +2,9 @@
 
 `Agent(model, deps_type=MemoryContext, capabilities=[GraphMemCapability(memory)])`, each run
 given `deps=MemoryContext(owner, session)` (the dependency that says whose memory it is):
-- instructions: what the run's prompt recalls (within `max_tokens` tokens), after the agent's
-  own instructions (base.with_remembered);
+- instructions: what the run's prompt recalls (within `max_tokens` tokens, no memory below
+  `min_confidence`), its rendered text (`Recall.rendered`, which says so when nothing relevant
+  was found) after the agent's own instructions (base.with_remembered);
 - tools: recall_memory, forget_message and profile, for the owner of the run's deps; a
   graphmem error there goes back to the model as a retry, naming the problem;
 - after the run, its new messages (the user's prompts, the model's texts) are observed as turns
@@ -21,6 +22,7 @@ from pydantic_ai import AgentRunResult, FunctionToolset, ModelRetry, RunContext
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
 
+from graphmem.contract import MIN_CONFIDENCE
 from graphmem.errors import GraphMemError
 from graphmem.integrations.base import (
     FORGET_TOOL,
@@ -76,7 +78,9 @@ def texts_of(messages: list[ModelMessage]) -> list[str]:
     return [text for _, text in spoken(messages)]
 
 
-def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> FunctionToolset[Any]:
+def memory_toolset(
+    memory: Memory, *, max_tokens: int = RECALL_TOKENS, min_confidence: float = MIN_CONFIDENCE
+) -> FunctionToolset[Any]:
     """The tools recall_memory, forget_message and profile, for the owner of the run's deps."""
     remembering = awaitable(memory)
     toolset = FunctionToolset[Any]()
@@ -85,7 +89,9 @@ def memory_toolset(memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> Functi
     async def recall_memory(ctx: RunContext[MemoryContext], query: str) -> str:
         owner = memory_context(ctx.deps).owner
         try:
-            recall = await remembering.recall(owner, query, max_tokens=max_tokens)
+            recall = await remembering.recall(
+                owner, query, max_tokens=max_tokens, min_confidence=min_confidence
+            )
         except GraphMemError as error:
             raise ModelRetry(f"graphmem refused: {error}") from error
         return recalled_text(unseen(recall, texts_of(ctx.messages)))
@@ -113,10 +119,17 @@ class GraphMemCapability(AbstractCapability[Any]):
     (owner, run) is kept and given again, so a run recalls (and wakes its memories) once.
     """
 
-    def __init__(self, memory: Memory, *, max_tokens: int = RECALL_TOKENS) -> None:
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        max_tokens: int = RECALL_TOKENS,
+        min_confidence: float = MIN_CONFIDENCE,
+    ) -> None:
         self._memory: AsyncMemory = awaitable(memory)
         self._max_tokens = max_tokens
-        self._toolset = memory_toolset(memory, max_tokens=max_tokens)
+        self._min_confidence = min_confidence
+        self._toolset = memory_toolset(memory, max_tokens=max_tokens, min_confidence=min_confidence)
         self._last: tuple[tuple[str, str], str | None] | None = None
 
     def get_instructions(self) -> Any:
@@ -135,9 +148,11 @@ class GraphMemCapability(AbstractCapability[Any]):
             return None
         run = ctx.run_id or prompt
         if self._last is None or self._last[0] != (owner, run):
-            recall = await self._memory.recall(owner, prompt, max_tokens=self._max_tokens)
+            recall = await self._memory.recall(
+                owner, prompt, max_tokens=self._max_tokens, min_confidence=self._min_confidence
+            )
             news = unseen(recall, [prompt, *texts_of(ctx.messages)])
-            self._last = ((owner, run), with_remembered(None, news.render()))
+            self._last = ((owner, run), with_remembered(None, news.rendered))
         return self._last[1]
 
     async def after_run(

@@ -5,8 +5,10 @@
  * Verbs keep the Python names in camelCase (`observe_many` is `observeMany`); what they send and
  * answer are the types generated from the server's /openapi.json (./schema.ts), whose fields keep
  * the API's snake_case names. Answers are typed, not validated: the schema test keeps the types
- * and the server in step. A recall answers `{recall, rendered}`: the subgraph and its text for a
- * prompt (Python's `Recall.render()`).
+ * and the server in step. A recall answers the `Recall` itself: the subgraph, its text for a
+ * prompt as `rendered` (Python's `Recall.render()`), how likely it is to bear on the query
+ * (`confidence`, 0-1), and `nothing_relevant` when that fell below `min_confidence`: then it holds
+ * no memory and `rendered` says so.
  *
  * Errors are the server's refusals as graphmem's error classes (./errors.ts). A key unknown to
  * `revokeKey` (404) gives undefined, as in Python. A call that changes nothing more when repeated
@@ -29,8 +31,8 @@ export type Observation = Schemas['Observation'];
 export type ObservedMessage = Schemas['ObservedMessage'];
 /** A turn of the recent conversation, when a recall is asked with it. */
 export type QueryTurn = Schemas['QueryTurn'];
-/** A recall's answer: the related-context subgraph, and its text for a prompt. */
-export type Recalled = Schemas['Recalled'];
+/** A recall's answer: the subgraph, its text for a prompt (`rendered`), its confidence. */
+export type Recall = Schemas['Recall'];
 /** What one owner's sleep job did. */
 export type SleepReport = Schemas['SleepReport'];
 /** What forgetting a message deleted and rewrote; `found: false` for an unknown message. */
@@ -198,11 +200,7 @@ export class GraphMemClient {
   }
 
   /** GraphMem.recall: the related-context subgraph for a question or a conversation's turns. */
-  recall(
-    owner: string,
-    query: string | QueryTurn[],
-    options: RecallOptions = {},
-  ): Promise<Recalled> {
+  recall(owner: string, query: string | QueryTurn[], options: RecallOptions = {}): Promise<Recall> {
     return this.post(owner, 'recall', { ...options, query }, options.peek === true);
   }
 

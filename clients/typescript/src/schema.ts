@@ -118,7 +118,7 @@ export interface paths {
         put?: never;
         /**
          * Recall
-         * @description GraphMem.recall: the related-context subgraph, with its text for a prompt.
+         * @description GraphMem.recall: the related-context subgraph, with its text for a prompt (`rendered`).
          */
         post: operations["recall_v1_owners__owner__recall_post"];
         delete?: never;
@@ -1116,6 +1116,31 @@ export interface components {
              * @default []
              */
             profile?: string[];
+            /**
+             * Confidence
+             * @default 0
+             */
+            confidence?: number;
+            /**
+             * Nearness
+             * @default 0
+             */
+            nearness?: number;
+            /**
+             * Coverage
+             * @default 0
+             */
+            coverage?: number;
+            /**
+             * Nothing Relevant
+             * @default false
+             */
+            nothing_relevant?: boolean;
+            /**
+             * Rendered
+             * @description `render()`: the text of the recall for a prompt.
+             */
+            readonly rendered: string;
         };
         /**
          * RecallQuestion
@@ -1194,18 +1219,12 @@ export interface components {
              * @description only memories holding a belief of at least this (0-1), or none
              */
             min_belief?: number | null;
-        };
-        /**
-         * Recalled
-         * @description A recall's subgraph, and its text as it would go into a prompt (the HTTP answer).
-         */
-        Recalled: {
-            recall: components["schemas"]["Recall"];
             /**
-             * Rendered
-             * @description Recall.render(): numbered memories, then their links
+             * Min Confidence
+             * @description below this confidence that anything found is relevant (0-1), return no memory and say nothing relevant was found; 0 returns what was found
+             * @default 0
              */
-            rendered: string;
+            min_confidence?: number;
         };
         /**
          * RecalledMemory
@@ -2087,7 +2106,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Recalled"];
+                    "application/json": components["schemas"]["Recall"];
                 };
             };
             /** @description bad input; the message names the field (or two Authorization headers) */

@@ -89,7 +89,8 @@ test('an agent recalls in a new session what was said in another, until forgotte
     name: 'recall_memory',
     description: 'Recall what the user said in earlier conversations.',
     parameters: z.object({ query: z.string() }),
-    execute: async ({ query }) => (await memory.recall(owner, query)).rendered,
+    execute: async ({ query }) =>
+      (await memory.recall(owner, query, { min_confidence: 0 })).rendered,
   });
   const client = new OpenAI({ apiKey: 'scripted', baseURL: `${model.url}/v1`, maxRetries: 0 });
   const agent = new Agent({

@@ -31,9 +31,12 @@ test('a message observed is recalled, listed as a turn, and gone once forgotten'
   const again = await ann.observe('ann-forget', text, { message_id: 'm1', session: 's1' });
   assert.deepEqual([again.already_stored, again.memories], [true, []]); // stored once
 
-  const found = await ann.recall('ann-forget', 'What am I allergic to?', { peek: true });
-  assert.equal(found.recall.memories[0]?.memory.text, text);
-  assert.match(found.rendered, /allergic to peanuts/);
+  const asked = { peek: true, min_confidence: 0 }; // what was found, however confident
+  const found = await ann.recall('ann-forget', 'What am I allergic to?', asked);
+  assert.equal(found.memories[0]?.memory.text, text);
+  assert.match(found.rendered, /^\[1\] \d{4}-\d\d-\d\d \d\d:\d\d I'm allergic to peanuts\.$/m);
+  assert.ok(found.confidence !== undefined && found.confidence >= 0 && found.confidence <= 1);
+  assert.equal(typeof found.nothing_relevant, 'boolean');
 
   const turns = await ann.turns('ann-forget', { session: 's1' });
   assert.deepEqual(
@@ -46,7 +49,7 @@ test('a message observed is recalled, listed as a turn, and gone once forgotten'
   assert.equal(forgotten.deleted['Turn'], 1);
   assert.deepEqual(await ann.turns('ann-forget', { session: 's1' }), []);
   assert.equal((await ann.forgetMessage('ann-forget', 'm1')).found, false); // as in Python
-  const after = await ann.recall('ann-forget', 'What am I allergic to?', { peek: true });
+  const after = await ann.recall('ann-forget', 'What am I allergic to?', asked);
   assert.doesNotMatch(after.rendered, /peanuts/);
 });
 
