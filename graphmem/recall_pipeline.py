@@ -9,8 +9,9 @@ in the tiers the search reads; while the best relevance found stays below the su
 threshold, recall thinks again with raised motivation and reads the next tier. The candidates
 are the memories most similar to the query and those sharing its words; their neighbours (turns
 of the same session, linked memories) and the cues of the evoked impressions (yesterday's sore
-throat) join by association; scoring.score ranks them all; the memories used are woken with
-their neighbours, unless the recall only peeks.
+throat) join by association; how sure the recall is that they hold something relevant is its
+confidence (graphmem.confidence), under the floor asked for nothing is returned; scoring.score
+ranks them all; the memories used are woken with their neighbours, unless the recall only peeks.
 """
 
 import logging
@@ -130,7 +131,7 @@ class Recalling:
         only the memories `where` admits. Cut to `max_tokens`, the recall puts the facts and
         conjectures of the owner's profile first (whatever `where` admits; its open events are
         what association reaches when they bear on the query) and wakes only the memories that
-        fit.
+        fit. Below `min_confidence` (graphmem.confidence) it returns no memory and says so.
         """
         embedding = self._query_embedding(asked)
         dense: list[SimilarMemory] = []  # the most similar memories of the tiers read so far
@@ -181,25 +182,11 @@ class Recalling:
         nearness = -1.0 if best is None else best - self._everyday.of(asked.focus, embedding)
         covered = coverage(asked.focus, found)
         sure = confidence(nearness, covered, self._policy.confidence)
-        if sure < min_confidence:
-            return Recall(
-                owner=owner,
-                query=query,
-                motivation=motivation,
-                attempts=attempts,
-                memories=[],
-                links=[],
-                woken=[],
-                cut_short=budget.skipped,
-                confidence=sure,
-                nearness=nearness,
-                coverage=covered,
-                nothing_relevant=True,
-            )
+        relevant = sure >= min_confidence
         evoked = _evoked(neighbourhood.cues, implied, found, now)
         scored = score(
             asked,
-            found,
+            found if relevant else [],
             links,
             now=now,
             weights=weights,
@@ -235,6 +222,7 @@ class Recalling:
             confidence=sure,
             nearness=nearness,
             coverage=covered,
+            nothing_relevant=not relevant,
         )
         if max_tokens is not None:
             profile = self.profile(owner, now)

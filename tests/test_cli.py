@@ -294,7 +294,7 @@ ASKED: dict[str, Any] = {
     "at": START + DAY + HOUR,
     "since": START + DAY,
     "peek": True,
-    "max_tokens": 200,
+    "max_tokens": 2000,
     "min_confidence": 0.0,
     "budget_seconds": 60.0,
 }
@@ -464,14 +464,14 @@ def test_recall_within_a_budget_prints_the_rendered_text_of_the_facades_recall(
     expected = told(settings_of(where, clean_env()), owner)
     asked = [
         *("recall", "--owner", owner, ASKED["query"], "--at", ASKED_JSON["at"], "--peek"),
-        *("--since", ASKED_JSON["since"], "--max-tokens", "200", "--min-confidence", "0"),
+        *("--since", ASKED_JSON["since"], "--max-tokens", "2000", "--min-confidence", "0"),
         *("--budget", "60"),
     ]
     fitted = forked_cli(where, *asked)
     assert fitted.returncode == 0, fitted.stderr
     assert fitted.stdout == expected.render() + "\n"
     assert fitted.stdout.startswith("\n".join(expected.profile) + "\n[1] ")  # home, allergy
-    assert f"rendered in {expected.tokens} tokens of 200\n" in fitted.stderr
+    assert f"rendered in {expected.tokens} tokens of 2000\n" in fitted.stderr
     subgraph = json.loads(forked_cli(where, *asked, "--json").stdout)
     assert subgraph["rendered"] == expected.render()
     assert subgraph["profile"] == expected.profile

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphmem.contract import Components, EvokedImpression, Recall, RecalledMemory
+from graphmem.contract import Components, EvokedImpression, Recall, RecalledMemory, Selection
 from graphmem.embedding import E5Embedder
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
@@ -85,13 +85,21 @@ def test_a_long_memory_gives_way_to_shorter_ones_below_it() -> None:
     # tokens would keep m1 and m2 (42 tokens)
     short, long = "one two three four five", " ".join(["word"] * 30)
     found = recall_of(ranked([short + " a", long, short + " c", short + " d"]))
-    fitted = found.within(45, words)
+    by_rank = Selection(decay=1.0, length=0.0)  # the most evidence per token, rank^-1 each
+    fitted = found.within(45, words, selection=by_rank)
     assert [item.memory.id for item in fitted.memories] == ["m1", "m3", "m4"]
     assert fitted.tokens == words(fitted.render()) == 27
     assert fitted.max_tokens == 45
     assert fitted.render().startswith("[1] 2026-04-01 08:00 one two three four five a\n[2] ")
-    roomy = found.within(60, words)  # all but the long one fit first; then it does too
+    roomy = found.within(60, words, selection=by_rank)  # all but the long one, then it too
     assert [item.memory.id for item in roomy.memories] == ["m1", "m2", "m3", "m4"]
+
+
+def test_with_length_1_the_selection_is_the_plain_cut_of_the_ranking() -> None:
+    short, long = "one two three four five", " ".join(["word"] * 30)
+    found = recall_of(ranked([short + " a", long, short + " c", short + " d"]))
+    plain = found.within(45, words, selection=Selection(decay=3.0, length=1.0))
+    assert [item.memory.id for item in plain.memories] == ["m1", "m2"]  # 9 + 33 tokens
 
 
 def test_a_repeated_line_is_left_out_but_the_same_text_at_another_time_is_not() -> None:

@@ -333,7 +333,10 @@ class RecallQuestion(BaseModel):
         None, gt=0, description="time after which thinking again and association are skipped"
     )
     max_tokens: Annotated[int, Strict()] | None = Field(
-        None, ge=1, description="keep what fits this many tokens of `rendered` (the most evidence)"
+        None,
+        ge=1,
+        le=MAX_INTEGER,
+        description="keep what fits this many tokens of `rendered` (the most evidence)",
     )
     sessions: list[str] | None = Field(None, description="only memories from these sessions")
     speakers: list[str] | None = Field(None, description="only memories said by these speakers")
