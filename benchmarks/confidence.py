@@ -322,14 +322,7 @@ def print_tables(result: dict[str, Any]) -> None:
 def main() -> None:
     """Ask every dev question of its own and a foreign owner; measure the confidence."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "--locomo", type=Path, default=Path("../shared/data/locomo/locomo_dev.json")
-    )
-    parser.add_argument(
-        "--longmemeval",
-        type=Path,
-        default=Path("../shared/data/longmemeval/longmemeval_s_dev40.json.gz"),
-    )
+    context.dev_sets(parser)
     parser.add_argument("--out", type=Path)
     arguments = parser.parse_args()
     measured = {

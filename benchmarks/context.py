@@ -86,6 +86,18 @@ class Asked:
     evidence_sessions: frozenset[int]
 
 
+def dev_sets(parser: argparse.ArgumentParser) -> None:
+    """Add --locomo and --longmemeval, the files of the two dev sets (these by default)."""
+    parser.add_argument(
+        "--locomo", type=Path, default=Path("../shared/data/locomo/locomo_dev.json")
+    )
+    parser.add_argument(
+        "--longmemeval",
+        type=Path,
+        default=Path("../shared/data/longmemeval/longmemeval_s_dev40.json.gz"),
+    )
+
+
 def locomo_questions(path: Path) -> list[Asked]:
     """LoCoMo's questions with evidence (benchmarks/locomo.py reads them)."""
     asked = []

@@ -81,3 +81,17 @@ def test_the_confidence_grows_with_each_signal() -> None:
     assert confidence(0.05, 0.5, policy) > confidence(0.0, 0.5, policy)
     assert confidence(0.0, 1.0, policy) > confidence(0.0, 0.5, policy)
     assert 0.0 < confidence(-1.0, 0.0, policy) < confidence(1.0, 1.0, policy) < 1.0 + 1e-12
+
+
+def test_under_the_floor_a_budget_still_opens_with_the_profile(
+    memory: GraphMem, owner: str
+) -> None:
+    told(memory, owner)
+    memory.observe(owner, "I'm allergic to milk.", at=START + timedelta(minutes=5))
+    memory.consolidate(owner, at=START + timedelta(minutes=30))
+    floor = asked(memory, owner, FOREIGN).confidence + 1e-6
+    found = asked(memory, owner, FOREIGN, min_confidence=floor, max_tokens=2_000)
+    assert found.nothing_relevant
+    assert found.memories == []
+    assert any(line.startswith("allergy: milk") for line in found.profile)
+    assert found.rendered == "\n".join([*found.profile, NOTHING_RELEVANT])
