@@ -7,8 +7,9 @@ normalised and averaged; the names of the speakers it asks about are left to spe
 time match (how well the memory's time falls in a stretch of time the query names, "two months
 ago" or "in March": graphmem.timespans), speaker match (the share of its turns spoken by someone
 whose words the query asks about: a name it says, "I" for the one asking, "you said" for the
-agent), statement (1 for a memory that tells something, 0 for a question that tells nothing of
-its speaker: it asks and has no first-person word), importance (its attention label), attention
+agent), statement (how much a memory tells: its attention label over SUBSTANTIAL_LABEL, at most
+1, so small talk tells nothing; 0 for a question that tells nothing of its speaker: it asks and
+has no first-person word), importance (its attention label), attention
 (current attention) and recency (0.995 ** hours since last access). Each but time match, speaker
 match and statement (already 0-1; the first two 0 for all when the query names no time or
 speaker) is min-max normalised over the memories found; one equal over all of them separates
