@@ -2,9 +2,10 @@
 
 Two signals, each relative, so that they hold for any owner's memory and in either language:
 - nearness: how much nearer to the query the most similar memory found is than the nearest
-  everyday sentence of the query's language (cognition.prototypes.EVERYDAY) is. An embedder puts
-  every short text near any query (e5: 0.75-0.85), so no cosine alone says "relevant"; small
-  talk sets the bar, as it does for the offline cognition (cognition.meaning).
+  everyday sentence of the query's language (cognition.prototypes.EVERYDAY) is
+  (Meaning.everyday_nearness). An embedder puts every short text near any query (e5:
+  0.75-0.85), so no cosine alone says "relevant"; everyday language sets the bar, as it does for
+  the offline cognition (cognition.meaning).
 - coverage: the share of the query's content terms (of its focus: graphmem.terms) that the
   memories found hold, in their text or as a speaker's name. A question about what memory does
   not hold names what no memory says: a person, a thing, a place.
@@ -15,13 +16,8 @@ weights fitted by benchmarks/confidence.py on half of the dev questions and repo
 import math
 from collections.abc import Sequence
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.cognition.meaning import Language, language, reference_vectors
-from graphmem.cognition.prototypes import EVERYDAY
-from graphmem.embedding import Embedder
-from graphmem.similarity import Vectors, inner_products
 from graphmem.store.findings import SimilarMemory
 from graphmem.terms import terms
 
@@ -34,41 +30,6 @@ class ConfidencePolicy(BaseModel):
     nearness: float = Field(120.84, description="weight of nearness (a cosine difference)")
     coverage: float = Field(9.77, description="weight of coverage (0-1)")
     intercept: float = Field(-14.38, description="the sum's constant")
-
-
-class EverydayBar:
-    """How near a query is to the nearest everyday sentence of its language, for one embedder.
-
-    The bundled embedder's vectors of the everyday sentences ship with the offline cognition
-    (meaning.REFERENCE_VECTORS); another embedder's are embedded at the first recall.
-    """
-
-    def __init__(self, embedder: Embedder) -> None:
-        self._embedder = embedder
-        self._vectors: dict[Language, Vectors] = {}
-
-    def of(self, focus: str, query: Sequence[float]) -> float:
-        """The cosine of the query's embedding with the nearest everyday sentence."""
-        vectors = self._sentences(language(focus))
-        return float(inner_products(np.array([query], dtype=np.float64), vectors).max())
-
-    def _sentences(self, lang: Language) -> Vectors:
-        """The everyday sentences of a language as unit rows, shipped or embedded once."""
-        if lang not in self._vectors:
-            shipped = reference_vectors(self._embedder.name)
-            sentences = EVERYDAY[lang]
-            missing = [text for text in sentences if ("passage", text) not in shipped]
-            embedded = dict(
-                zip(missing, self._embedder.embed(missing, "passage"), strict=True)
-                if missing
-                else []
-            )
-            rows = np.array(
-                [embedded.get(text, shipped.get(("passage", text))) for text in sentences],
-                dtype=np.float64,
-            )
-            self._vectors[lang] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-        return self._vectors[lang]
 
 
 def coverage(focus: str, found: Sequence[SimilarMemory]) -> float:

@@ -31,7 +31,8 @@ from graphmem.cognition.base import (
     Recalled,
 )
 from graphmem.cognition.lexicon import IMPRESSION_WORDINGS
-from graphmem.confidence import EverydayBar, confidence, coverage
+from graphmem.cognition.meaning import Meaning
+from graphmem.confidence import confidence, coverage
 from graphmem.contract import (
     Attempt,
     EvokedImpression,
@@ -107,7 +108,8 @@ class Recalling:
         self._profile = profile
         self._count_tokens = count_tokens
         """The tokenizer a recall's budget is counted in."""
-        self._everyday = EverydayBar(embedder)
+        self._meaning = Meaning(embedder)
+        """What the query is measured against: everyday language (graphmem.confidence)."""
 
     def recall(
         self,
@@ -179,7 +181,9 @@ class Recalling:
             )
         links = neighbourhood.links
         found = candidates + neighbourhood.memories
-        nearness = -1.0 if best is None else best - self._everyday.of(asked.focus, embedding)
+        nearness = (
+            -1.0 if best is None else best - self._meaning.everyday_nearness(embedding, asked.focus)
+        )
         covered = coverage(asked.focus, found)
         sure = confidence(nearness, covered, self._policy.confidence)
         relevant = sure >= min_confidence

@@ -222,6 +222,11 @@ class Meaning:
             len(sentences) == 1 or all(self._nearest_small_talk(part) for part in sentences)
         )
 
+    def everyday_nearness(self, vector: Sequence[float], text: str) -> float:
+        """How near a vector is (cosine) to the nearest everyday sentence of the text's language."""
+        rows = np.array([vector], dtype=np.float64)
+        return float(inner_products(_unit(rows), self._everyday_sentences(language(text))).max())
+
     def _nearest_small_talk(self, text: str) -> bool:
         """Whether the everyday sentence nearest to a text, in its language, is small talk."""
         lang = language(text)
