@@ -2,7 +2,7 @@
 
 An embedder's cosines sit in a narrow band that moves with the language and the kind of text
 (multilingual-e5-small: unrelated English sentences ~0.75, unrelated Chinese ~0.85, a milk
-allergy and "an open carton of dairy" 0.82), so no fixed cosine can say "related". Both tests
+allergy and "an open carton of dairy" 0.82), so no fixed cosine can say "related". The tests
 here are relative to everyday language instead (prototypes.EVERYDAY), which makes them hold in
 either language, across the two, and for any embedder:
 - A text is near a prototype when the two are nearer to each other than each is to every
@@ -13,6 +13,9 @@ either language, across the two, and for any embedder:
   content word of the everyday sentences of the other's language: milk and dairy, milk and
   牛奶, 乳制品 and 牛奶; words of small talk (great, awesome) are nearest to small talk and
   never alike. Words of one stem (graphmem.terms.words) are left to the word rules.
+- A text is small talk when each of its sentences is nearer to an everyday sentence of small
+  talk (prototypes.SMALL_TALK) than to any plain one, and it holds at most one word of its own
+  (Meaning.small_talk).
 Texts are embedded as passages and words as queries, through the embedder the cognition was
 given: a cached embedder (embedding.CachedEmbedder) returns a stored text's vector without
 computing it again. The bundled embedder's vectors of the prototypes, the everyday sentences
