@@ -210,7 +210,7 @@ class Meaning:
         announced). "Thanks! My sister arrives on Monday" is not small talk, nor is "Yeah, I
         play the clarinet, since I was young". A text too long to read by meaning is none.
         """
-        if not readable(text) or not self._nearest_small_talk(text):
+        if not readable(text) or not all(self._nearest_small_talk([text])):
             return False
         table = self._word_table(text)
         substance = [
@@ -222,7 +222,7 @@ class Meaning:
         ]
         sentences = [part for part in SENTENCE_END.split(text.strip()) if part]
         return len(substance) <= SMALL_TALK_SUBSTANCE and (
-            len(sentences) == 1 or all(self._nearest_small_talk(part) for part in sentences)
+            len(sentences) == 1 or all(self._nearest_small_talk(sentences))
         )
 
     def everyday_nearness(self, vector: Sequence[float], text: str) -> float:
@@ -230,12 +230,19 @@ class Meaning:
         rows = np.array([vector], dtype=np.float64)
         return float(inner_products(_unit(rows), self._everyday_sentences(language(text))).max())
 
-    def _nearest_small_talk(self, text: str) -> bool:
-        """Whether the everyday sentence nearest to a text, in its language, is small talk."""
-        lang = language(text)
-        vectors, _bars = self._passages([text])
-        nearest = int(np.argmax(inner_products(vectors, self._everyday_sentences(lang))))
-        return EVERYDAY[lang][nearest] in SMALL_TALK[lang]
+    def _nearest_small_talk(self, texts: Sequence[str]) -> list[bool]:
+        """For each text, whether its nearest everyday sentence, in its language, is small talk.
+
+        The texts are embedded in one batch (a text's sentences, each its own embedding).
+        """
+        vectors, _bars = self._passages(texts)
+        found = []
+        for text, vector in zip(texts, vectors, strict=True):
+            lang = language(text)
+            everyday = self._everyday_sentences(lang)
+            nearest = int(np.argmax(inner_products(vector[None, :], everyday)))
+            found.append(EVERYDAY[lang][nearest] in SMALL_TALK[lang])
+        return found
 
     def says(self, text: str, prototypes: Prototypes, against: Sequence[str] = ()) -> Said | None:
         """What a text says of the prototypes' names, with the words that show it; None if none.

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from graphmem.contract.graph import Woken
-from graphmem.contract.results import Profile, ProfileFact
+from graphmem.contract.results import Profile
 from graphmem.model import Link, Memory, Tier, Turn
 
 
@@ -206,18 +206,23 @@ class Recall(BaseModel):
         they fit. A fact that a memory taken says already (its text is in the memory's) is not
         shown twice: it goes, and what it held of the budget goes to the memories.
         """
-        facts = [] if profile is None else profile.facts
+        room = selection.profile_share * max_tokens
         while True:
-            room = selection.profile_share * max_tokens
-            shown = self._profile_lines(facts, profile, room, count_tokens)
+            shown = (
+                [] if profile is None else _fitting(profile.lines(events=False), room, count_tokens)
+            )
             memories, spent = self._best_evidence(max_tokens, count_tokens, shown, selection)
+            if profile is None:
+                break
             said = [item.memory.text for item in memories]
             kept = [
-                fact for fact in facts if not any(fact.text in text for text in said if fact.text)
+                fact
+                for fact in profile.facts
+                if not any(fact.text in text for text in said if fact.text)
             ]
-            if len(kept) == len(facts):
+            if len(kept) == len(profile.facts):
                 break
-            facts = kept
+            profile = profile.model_copy(update={"facts": kept})
         number = {item.memory.id: index for index, item in enumerate(memories, start=1)}
         impressions = []
         for impression in self.impressions:
@@ -253,22 +258,6 @@ class Recall(BaseModel):
                 "tokens": spent,  # lines' counts add up to their text's (E5Embedder.count_tokens)
             }
         )
-
-    @staticmethod
-    def _profile_lines(
-        facts: list[ProfileFact],
-        profile: Profile | None,
-        room: float,
-        count_tokens: Callable[[str], int],
-    ) -> list[str]:
-        """The profile's lines (these facts, its conjectures) that fit `room` tokens, in order."""
-        if profile is None:
-            return []
-        shown: list[str] = []
-        for line in profile.model_copy(update={"facts": facts}).lines(events=False):
-            if count_tokens("\n".join([*shown, line])) <= room:
-                shown.append(line)
-        return shown
 
     def _best_evidence(
         self,
@@ -310,6 +299,15 @@ class Recall(BaseModel):
             if not taken or spent <= max_tokens:
                 return memories, spent
             taken.pop()
+
+
+def _fitting(lines: list[str], room: float, count_tokens: Callable[[str], int]) -> list[str]:
+    """The lines that fit `room` tokens together, in order (one too long passed over)."""
+    shown: list[str] = []
+    for line in lines:
+        if count_tokens("\n".join([*shown, line])) <= room:
+            shown.append(line)
+    return shown
 
 
 def _memory_line(number: int, memory: Memory) -> str:
