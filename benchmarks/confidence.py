@@ -21,9 +21,9 @@ per dataset, overall and per question category, on the questions of each half:
 The halves: questions by their place in their dataset, the even ones ("fit") and the odd ones
 ("report"). The confidence's weights (ConfidencePolicy) and the default floor were chosen on the
 fit half: the script fits the logistic weights on it (`fitted`: gradient descent on the
-log-loss, both datasets pooled) and names the highest floor that keeps 98% of the fit half's
-Recall@10 on both datasets (`floor_fitted`, with the shipped weights); the figures to read are
-the report half's.
+log-loss, each dataset weighing the same) and names the highest floor that keeps 98% of the fit
+half's Recall@10 on both datasets (`floor_fitted`, with the shipped weights); the figures to
+read are the report half's.
 """
 
 import argparse
@@ -76,6 +76,7 @@ class Answer:
     confidence: float
     nearness: float
     coverage: float
+    first_coverage: float
     recall_at_10: float
     baselines: dict[str, float]
 
@@ -161,6 +162,7 @@ def ask_all(
                 confidence=found.confidence,
                 nearness=found.nearness,
                 coverage=found.coverage,
+                first_coverage=found.first_coverage,
                 recall_at_10=len(evidence.intersection(top)) / len(evidence) if asking.own else 0,
                 baselines=baseline_tops(asking, vectors, question_vectors),
             )
@@ -230,20 +232,32 @@ def report(pairs: list[tuple[Asking, Answer]], floor: float) -> dict[str, Any]:
     }
 
 
-def fit_weights(pairs: list[tuple[Asking, Answer]]) -> dict[str, float]:
-    """Logistic weights of nearness and coverage fitted to own (1) and foreign (0): the fit half."""
-    features = np.array([[answer.nearness, answer.coverage, 1.0] for _asking, answer in pairs])
+def fit_weights(datasets: list[list[tuple[Asking, Answer]]]) -> dict[str, float]:
+    """Logistic weights of the signals fitted to own (1) and foreign (0) on the fit halves.
+
+    Each dataset weighs the same in the log-loss: LoCoMo has 27 times LongMemEval's questions.
+    """
+    pairs = [pair for pairs in datasets for pair in pairs]
+    features = np.array(
+        [
+            [answer.nearness, answer.coverage, answer.first_coverage, 1.0]
+            for _asking, answer in pairs
+        ]
+    )
     labels = np.array([float(asking.own) for asking, _answer in pairs])
-    scale = np.array([max(1e-9, float(np.std(features[:, 0]))), 1.0, 1.0])
+    shares = np.concatenate([np.full(len(pairs), 1 / len(pairs)) for pairs in datasets])
+    shares /= shares.sum()
+    scale = np.array([max(1e-9, float(np.std(features[:, 0]))), 1.0, 1.0, 1.0])
     scaled = features / scale
-    weights = np.zeros(3)
+    weights = np.zeros(4)
     for _ in range(FIT_STEPS):
         predicted = 1 / (1 + np.exp(-scaled @ weights))
-        weights -= FIT_RATE * scaled.T @ (predicted - labels) / len(labels)
-    nearness, covered, intercept = (weights / scale).tolist()
+        weights -= FIT_RATE * scaled.T @ ((predicted - labels) * shares)
+    nearness, covered, first_covered, intercept = (weights / scale).tolist()
     return {
         "nearness": round(nearness, 2),
         "coverage": round(covered, 2),
+        "first_coverage": round(first_covered, 2),
         "intercept": round(intercept, 2),
     }
 
@@ -340,12 +354,11 @@ def main() -> None:
         ),
     }
     split = {name: halves(pairs) for name, pairs in measured.items()}
-    fit_pairs = [pair for halved in split.values() for pair in halved["fit"]]
     floor = min(floor_fitted(halved["fit"]) for halved in split.values())
     result = {
         "default_floor": MIN_CONFIDENCE,
         "policy": RecallPolicy().confidence.model_dump(),
-        "fitted": fit_weights(fit_pairs),
+        "fitted": fit_weights([halved["fit"] for halved in split.values()]),
         "floor_fitted": floor,
         "datasets": {
             name: {half: report(pairs, floor) for half, pairs in halved.items()}

@@ -9,30 +9,47 @@ Two signals, each relative, so that they hold for any owner's memory and in eith
 - coverage: the share of the query's content terms (of its focus: graphmem.terms) that the
   memories found hold, in their text or as a speaker's name. A question about what memory does
   not hold names what no memory says: a person, a thing, a place.
-The confidence is the logistic function of a weighted sum of the two (ConfidencePolicy), its
+- first coverage: the share of them that the first memory returned holds on its own. A large
+  memory holds most words of any question somewhere (the foreign haystacks of LongMemEval hold
+  88% of a question's terms on average); what answers a question says them together.
+The confidence is the logistic function of a weighted sum of the three (ConfidencePolicy), its
 weights fitted by benchmarks/confidence.py on half of the dev questions and reported on the rest.
 """
 
 import math
 from collections.abc import Sequence
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from graphmem.store.findings import SimilarMemory
+from graphmem.model import Memory, Turn
 from graphmem.terms import terms
 
 
 class ConfidencePolicy(BaseModel):
-    """The weights of a recall's confidence: logistic(nearness, coverage, intercept)."""
+    """The weights of a recall's confidence: logistic(nearness, coverage, first coverage)."""
 
     model_config = ConfigDict(frozen=True)
 
-    nearness: float = Field(120.84, description="weight of nearness (a cosine difference)")
-    coverage: float = Field(9.77, description="weight of coverage (0-1)")
-    intercept: float = Field(-14.38, description="the sum's constant")
+    nearness: float = Field(50.02, description="weight of nearness (a cosine difference)")
+    coverage: float = Field(6.22, description="weight of coverage (0-1)")
+    first_coverage: float = Field(6.27, description="weight of the first memory's coverage (0-1)")
+    intercept: float = Field(-10.56, description="the sum's constant")
 
 
-def coverage(focus: str, found: Sequence[SimilarMemory]) -> float:
+class Found(Protocol):
+    """A memory found, with the turns it came from."""
+
+    @property
+    def memory(self) -> Memory:
+        """The memory."""
+
+    @property
+    def turns(self) -> list[Turn]:
+        """Its turns."""
+
+
+def coverage(focus: str, found: Sequence[Found]) -> float:
     """The share of the focus's content terms that the memories found hold (1 if it has none)."""
     wanted = terms(focus)
     if not wanted:
@@ -44,7 +61,21 @@ def coverage(focus: str, found: Sequence[SimilarMemory]) -> float:
     return len(wanted & held) / len(wanted)
 
 
-def confidence(nearness: float, covered: float, policy: ConfidencePolicy) -> float:
-    """The logistic function of the weighted signals: 0-1."""
-    total = policy.nearness * nearness + policy.coverage * covered + policy.intercept
-    return 1 / (1 + math.exp(-max(-50.0, min(50.0, total))))
+class Signals(BaseModel):
+    """What a recall's confidence is read from (this module's docstring says each)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    nearness: float
+    coverage: float
+    first_coverage: float
+
+    def confidence(self, policy: ConfidencePolicy) -> float:
+        """The logistic function of the weighted signals: 0-1."""
+        total = (
+            policy.nearness * self.nearness
+            + policy.coverage * self.coverage
+            + policy.first_coverage * self.first_coverage
+            + policy.intercept
+        )
+        return 1 / (1 + math.exp(-max(-50.0, min(50.0, total))))

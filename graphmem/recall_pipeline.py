@@ -32,7 +32,7 @@ from graphmem.cognition.base import (
 )
 from graphmem.cognition.lexicon import IMPRESSION_WORDINGS
 from graphmem.cognition.meaning import Meaning
-from graphmem.confidence import confidence, coverage
+from graphmem.confidence import Signals, coverage
 from graphmem.contract import (
     Attempt,
     EvokedImpression,
@@ -51,7 +51,14 @@ from graphmem.mechanisms.impressions import decayed_belief, evocation
 from graphmem.mechanisms.profile import ProfilePolicy, profile_of
 from graphmem.mechanisms.tiers import TierPolicy, depth_for
 from graphmem.model import Tier
-from graphmem.scoring import FOCUS_SHARE, QUERY_EMBEDDING_CHARS, Query, RecallPolicy, score
+from graphmem.scoring import (
+    FOCUS_SHARE,
+    QUERY_EMBEDDING_CHARS,
+    Query,
+    RecallPolicy,
+    Scored,
+    score,
+)
 from graphmem.store.base import Store
 from graphmem.store.findings import EvokedCue, Neighbourhood, SimilarMemory
 
@@ -181,16 +188,10 @@ class Recalling:
             )
         links = neighbourhood.links
         found = candidates + neighbourhood.memories
-        nearness = (
-            -1.0 if best is None else best - self._meaning.everyday_nearness(embedding, asked.focus)
-        )
-        covered = coverage(asked.focus, found)
-        sure = confidence(nearness, covered, self._policy.confidence)
-        relevant = sure >= min_confidence
         evoked = _evoked(neighbourhood.cues, implied, found, now)
         scored = score(
             asked,
-            found if relevant else [],
+            found,
             links,
             now=now,
             weights=weights,
@@ -201,6 +202,11 @@ class Recalling:
                 memory: (strength, cue.impression.id) for memory, (strength, cue) in evoked.items()
             },
         )
+        signals = self._signals(asked, embedding, best, found, scored[:1])
+        sure = signals.confidence(self._policy.confidence)
+        relevant = sure >= min_confidence
+        if not relevant:
+            scored = []
         used = [item.memory.id for item in scored]
         recalled = Recall(
             owner=owner,
@@ -224,8 +230,9 @@ class Recalling:
             woken=[],
             cut_short=budget.skipped,
             confidence=sure,
-            nearness=nearness,
-            coverage=covered,
+            nearness=signals.nearness,
+            coverage=signals.coverage,
+            first_coverage=signals.first_coverage,
             nothing_relevant=not relevant,
         )
         if max_tokens is not None:
@@ -241,6 +248,22 @@ class Recalling:
         """The owner's profile at `now`: one store read, then mechanisms.profile's rules."""
         sources = self._store.profile_sources(owner, now)
         return profile_of(owner, sources, now, self._profile, self._first_hand)
+
+    def _signals(
+        self,
+        asked: Query,
+        embedding: list[float],
+        best: float | None,
+        found: list[SimilarMemory],
+        first: list[Scored],
+    ) -> Signals:
+        """What the recall's confidence is read from: how near, how much of the query held."""
+        everyday = self._meaning.everyday_nearness(embedding, asked.focus)
+        return Signals(
+            nearness=-1.0 if best is None else best - everyday,
+            coverage=coverage(asked.focus, found),
+            first_coverage=coverage(asked.focus, first),
+        )
 
     def _read_deeper(
         self,

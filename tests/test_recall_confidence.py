@@ -4,7 +4,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphmem.confidence import ConfidencePolicy, confidence
+from graphmem.confidence import ConfidencePolicy, Signals
 from graphmem.contract import NOTHING_RELEVANT, Recall
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
@@ -78,9 +78,26 @@ def test_a_floor_outside_0_to_1_is_refused_by_name(
 
 def test_the_confidence_grows_with_each_signal() -> None:
     policy = ConfidencePolicy()
-    assert confidence(0.05, 0.5, policy) > confidence(0.0, 0.5, policy)
-    assert confidence(0.0, 1.0, policy) > confidence(0.0, 0.5, policy)
-    assert 0.0 < confidence(-1.0, 0.0, policy) < confidence(1.0, 1.0, policy) < 1.0 + 1e-12
+    middle = Signals(nearness=0.0, coverage=0.5, first_coverage=0.5)
+    for signal, more in (("nearness", 0.05), ("coverage", 1.0), ("first_coverage", 1.0)):
+        assert middle.model_copy(update={signal: more}).confidence(policy) > middle.confidence(
+            policy
+        )
+    least = Signals(nearness=-1.0, coverage=0.0, first_coverage=0.0)
+    most = Signals(nearness=1.0, coverage=1.0, first_coverage=1.0)
+    assert 0.0 < least.confidence(policy) < most.confidence(policy) < 1.0 + 1e-12
+
+
+def test_what_one_memory_says_together_counts_above_words_scattered(
+    memory: GraphMem, owner: str
+) -> None:
+    told(memory, owner)
+    scattered = "Did Tobias plant the apple trees in the cellar?"  # each word held, apart
+    found = asked(memory, owner, scattered)
+    assert found.coverage == 1.0
+    assert found.first_coverage < 1.0
+    together = asked(memory, owner, ANSWERED)
+    assert together.first_coverage == 1.0
 
 
 def test_under_the_floor_a_budget_still_opens_with_the_profile(

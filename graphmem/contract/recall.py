@@ -147,12 +147,14 @@ class Recall(BaseModel):
     """The owner's profile lines that a recall within a budget puts first (`within`)."""
     confidence: float = 0.0
     """How likely it is, from 0 to 1, that the memories found hold something relevant to the
-    query, from `nearness` and `coverage` (graphmem.confidence)."""
+    query, from `nearness`, `coverage` and `first_coverage` (graphmem.confidence)."""
     nearness: float = 0.0
     """How much nearer to the query (cosine) the most similar memory found is than the nearest
     everyday sentence of the query's language; -1 when nothing was found."""
     coverage: float = 0.0
     """The share of the query's content terms that the memories found hold."""
+    first_coverage: float = 0.0
+    """The share of the query's content terms that the first memory returned holds on its own."""
     nothing_relevant: bool = False
     """Whether the confidence fell below the recall's floor (`min_confidence`): then no memory is
     returned, and `rendered` says that nothing relevant was found."""

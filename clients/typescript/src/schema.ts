@@ -1132,6 +1132,11 @@ export interface components {
              */
             coverage?: number;
             /**
+             * First Coverage
+             * @default 0
+             */
+            first_coverage?: number;
+            /**
              * Nothing Relevant
              * @default false
              */
