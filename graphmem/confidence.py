@@ -1,6 +1,6 @@
 """How sure a recall is that it found something relevant to its query.
 
-Two signals, each relative, so that they hold for any owner's memory and in either language:
+Three signals, each relative, so that they hold for any owner's memory and in either language:
 - nearness: how much nearer to the query the most similar memory found is than the nearest
   everyday sentence of the query's language (cognition.prototypes.EVERYDAY) is
   (Meaning.everyday_nearness). An embedder puts every short text near any query (e5:

@@ -41,7 +41,7 @@ from graphmem.model import (
 MAX_RECALL = 100
 MIN_CONFIDENCE = 0.0
 """The default floor of a recall's confidence (RecallQuestion.min_confidence), below which it
-returns nothing: none. benchmarks/confidence.py fits a floor of 0.04 on half of LoCoMo's and
+returns nothing: none. benchmarks/confidence.py fits a floor on half of LoCoMo's and
 LongMemEval's dev questions (the highest that keeps 98% of their evidence Recall@10), but in a
 small memory a question memory does answer in other words ("Which foods are dangerous for me?"
 of a user who cannot have shellfish) has a confidence near 0 too: the embedder puts it no nearer
