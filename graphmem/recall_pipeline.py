@@ -258,9 +258,12 @@ class Recalling:
         first: list[Scored],
     ) -> Signals:
         """What the recall's confidence is read from: how near, how much of the query held."""
-        everyday = self._meaning.everyday_nearness(embedding, asked.focus)
         return Signals(
-            nearness=-1.0 if best is None else best - everyday,
+            nearness=(
+                -1.0
+                if best is None
+                else best - self._meaning.everyday_nearness(embedding, asked.focus)
+            ),
             coverage=coverage(asked.focus, found),
             first_coverage=coverage(asked.focus, first),
         )

@@ -50,6 +50,11 @@ NO_LEASE = OwnerClaim(
     claimed=False, holder=None, until=None, slept_at=None, slept_by=None, failure=None
 )
 """The lease record of an owner no worker has claimed yet."""
+SNAPSHOT_SHARE = 8
+"""A snapshot is written once the changes since the last are `snapshot_every` and one for every
+SNAPSHOT_SHARE nodes that snapshot held: it writes the whole graph, so a fixed interval made
+its cost a change grow with the graph (180,000 turns in one store: seconds every 500 turns), and
+the journal a store replays when it opens stays a share of its snapshot."""
 
 
 class NetworkXStore:
@@ -66,6 +71,7 @@ class NetworkXStore:
         self._keys = KeyFile(path)
         self._lock = threading.RLock()
         self._unsnapshotted = 0
+        self._snapshotted_nodes = 0
         self._transactions = 0
 
     @classmethod
@@ -544,7 +550,8 @@ class NetworkXStore:
         appliers.apply(self._graph, change)
         self._transactions += 1
         self._unsnapshotted += 1
-        if self._journal is not None and self._unsnapshotted >= self._snapshot_every:
+        due = max(self._snapshot_every, self._snapshotted_nodes // SNAPSHOT_SHARE)
+        if self._journal is not None and self._unsnapshotted >= due:
             self._snapshot()
 
     def _put(self, nodes: Sequence[Node]) -> None:
@@ -580,3 +587,4 @@ class NetworkXStore:
         assert self._journal is not None
         self._journal.snapshot(nodes=self._graph.every_node(), links=self._graph.every_link())
         self._unsnapshotted = 0
+        self._snapshotted_nodes = self._graph.size()

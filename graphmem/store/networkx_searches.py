@@ -29,30 +29,17 @@ def working_memories(
 
     The working memory in whose light a new item is labelled; one search for many items.
     """
-    hot = [
-        node
-        for node in graph.nodes(owner, "Memory")
-        if isinstance(node, Memory) and node.tier == Tier.HOT and searchable(node)
-    ]
-    if not hot or not embeddings:
+    rows = graph.rows.get(owner)
+    hot = [] if rows is None else rows.within(Tier.HOT, Tier.HOT)
+    if rows is None or not hot or not embeddings:
         return [[] for _ in embeddings]
-    found = []
-    for row in _similarity_matrix(graph, hot, embeddings):
-        top: Iterable[int] = range(len(hot))
-        if len(hot) > size:  # the size best and every tie of the last, found by numpy
-            top = np.flatnonzero(row >= np.partition(row, -size)[-size]).tolist()
-        ranked = sorted(top, key=lambda index: (-row[index], hot[index].id))[:size]
-        found.append(
-            [
-                SimilarMemory(
-                    memory=graph.searched(hot[index])[1],
-                    similarity=float(row[index]),
-                    turns=[],
-                )
-                for index in ranked
-            ]
-        )
-    return found
+    return [
+        [
+            SimilarMemory(memory=_stored(graph, owner, memory_id), similarity=similarity, turns=[])
+            for similarity, memory_id in _best(row, hot, rows.ids, size)
+        ]
+        for row in rows.similarities(hot, embeddings)
+    ]
 
 
 def similar_memories(
@@ -72,23 +59,28 @@ def similar_memories(
     tiers asks for no memory less similar than the worst of the `limit` it holds already.
     Only memories `where` admits are found.
     """
-    found_by = _searchable_by(graph, where)
-    memories = [
-        node
-        for node in graph.nodes(owner, "Memory")
-        if isinstance(node, Memory) and shallowest <= node.tier <= deepest and found_by(node)
+    rows = graph.rows.get(owner)
+    if rows is None:
+        return []
+    places = rows.within(shallowest, deepest)
+    if where != ANY_MEMORY:
+        found_by = _searchable_by(graph, where)
+        places = [
+            place
+            for place in places
+            if found_by(_stored(graph, owner, rows.ids[place], embedding=True))
+        ]
+    if not places:
+        return []
+    [similarities] = rows.similarities(places, [embedding])
+    if at_least is not None:
+        kept = np.flatnonzero(similarities >= at_least)
+        places, similarities = [places[index] for index in kept.tolist()], similarities[kept]
+    best = _best(similarities, places, rows.ids, limit)
+    return [
+        _found(graph, _stored(graph, owner, memory_id, embedding=True), similarity)
+        for similarity, memory_id in best
     ]
-    ranked = sorted(
-        (
-            (similarity, memory)
-            for similarity, memory in zip(
-                _similarities(graph, memories, embedding), memories, strict=True
-            )
-            if at_least is None or similarity >= at_least
-        ),
-        key=lambda pair: (-pair[0], pair[1].id),
-    )[:limit]
-    return [_found(graph, memory, similarity) for similarity, memory in ranked]
 
 
 def memories_mentioning(
@@ -329,6 +321,28 @@ def _similarity_matrix(
     norms = np.outer(np.linalg.norm(queries, axis=1), np.linalg.norm(matrix, axis=1))
     similarities: FloatArray = inner_products(queries, matrix) / np.where(norms == 0.0, 1.0, norms)
     return similarities
+
+
+def _best(
+    similarities: FloatArray, rows: list[int], ids: list[str], limit: int
+) -> list[tuple[float, str]]:
+    """The `limit` most similar (similarity, id) of the rows (ids[row]), ties by id.
+
+    numpy finds those that can be among them: the `limit` best and every tie of the last.
+    """
+    found: Iterable[int] = range(len(rows))
+    if len(rows) > limit:
+        cut = np.partition(similarities, -limit)[-limit]
+        found = np.flatnonzero(similarities >= cut).tolist()
+    ranked = sorted(found, key=lambda index: (-similarities[index], ids[rows[index]]))[:limit]
+    return [(float(similarities[index]), ids[rows[index]]) for index in ranked]
+
+
+def _stored(graph: IndexedGraph, owner: str, memory_id: str, *, embedding: bool = False) -> Memory:
+    """A stored memory by id: as stored, or (by default) without its embedding."""
+    memory = graph.node(owner, "Memory", memory_id)
+    assert isinstance(memory, Memory)
+    return memory if embedding else graph.searched(memory)[1]
 
 
 def _found(graph: IndexedGraph, memory: Memory, similarity: float) -> SimilarMemory:
