@@ -72,7 +72,7 @@ from graphmem.cognition.base import Dialogue, DialogueDigest
 from graphmem.cognition.offline import OfflineCognition
 from graphmem.config import Settings
 from graphmem.contract import MAX_RECALL
-from graphmem.embedding import CachedEmbedder, E5Embedder
+from graphmem.embedding import CachedEmbedder, E5Embedder, Embedder
 from graphmem.memory import GraphMem
 from graphmem.scoring import BM25_B, BM25_K1, RECENCY_PER_HOUR
 from graphmem.terms import term_list
@@ -306,24 +306,29 @@ def evidence_ids(text: str) -> list[str]:
 
 
 def bm25(documents: list[list[str]], queries: list[list[str]]) -> Matrix:
-    """Lucene-style BM25 of each query's distinct terms against each document: queries x docs."""
-    vocabulary = {
-        term: index for index, term in enumerate(dict.fromkeys(chain.from_iterable(documents)))
-    }
-    counts = np.zeros((len(documents), len(vocabulary)))
+    """Lucene-style BM25 of each query's distinct terms against each document: queries x docs.
+
+    Weighed for the queries' terms only: a documents x vocabulary matrix of a haystack of
+    18,000 turns (benchmarks/growth.py) takes gigabytes.
+    """
+    asked = list(dict.fromkeys(term for query in queries for term in set(query)))
+    column = {term: index for index, term in enumerate(asked)}
+    counts = np.zeros((len(documents), len(asked)))
+    lengths = np.zeros(len(documents))
     for row, document in enumerate(documents):
+        lengths[row] = len(document)
         for term in document:
-            counts[row, vocabulary[term]] += 1
-    lengths = counts.sum(axis=1)
+            if term in column:
+                counts[row, column[term]] += 1
     frequency = (counts > 0).sum(axis=0)
     idf = np.log(1 + (len(documents) - frequency + 0.5) / (frequency + 0.5))
-    average = float(lengths.mean()) or 1.0
-    saturation = BM25_K1 * (1 - BM25_B + BM25_B * lengths / average)
+    average = float(lengths.mean()) if len(documents) else 1.0
+    saturation = BM25_K1 * (1 - BM25_B + BM25_B * lengths / (average or 1.0))
     weights = idf * counts * (BM25_K1 + 1) / (counts + saturation[:, None])
-    asked = np.zeros((len(queries), len(vocabulary)))
+    chosen = np.zeros((len(queries), len(asked)))
     for row, query in enumerate(queries):
-        asked[row, [vocabulary[term] for term in set(query) if term in vocabulary]] = 1.0
-    scores: Matrix = asked @ weights.T
+        chosen[row, [column[term] for term in set(query)]] = 1.0
+    scores: Matrix = chosen @ weights.T
     return scores
 
 
@@ -504,8 +509,13 @@ def open_memory(
     folder: Path,
     conversations: list[Conversation],
     cache: Path = CACHE,
+    *,
+    embedder: Embedder | None = None,
 ) -> GraphMem:
-    """A GraphMem with the chosen store and cognition, e5 embeddings from the benchmark's cache."""
+    """A GraphMem with the chosen store and cognition, e5 embeddings from the benchmark's cache.
+
+    `embedder`, if given, stands for e5 behind the cache (one that times it, say).
+    """
     settings = Settings.from_env(
         store=store,
         cognition="offline" if cognition == "dataset" else cognition,
@@ -514,8 +524,10 @@ def open_memory(
         path=folder / "graph.json",
     )
     if cognition == "dataset":
-        return GraphMem.open(settings, cognition=dataset_cognition(conversations))
-    return GraphMem.open(settings)
+        return GraphMem.open(
+            settings, cognition=dataset_cognition(conversations), embedder=embedder
+        )
+    return GraphMem.open(settings, embedder=embedder)
 
 
 def model_usage(memory: GraphMem) -> tuple[int, int]:

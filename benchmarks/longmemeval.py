@@ -87,15 +87,21 @@ class Dataset:
 
 def load(path: Path, limit: int | None = None) -> Dataset:
     """The questions of a LongMemEval file with their haystacks (N spread over types, if given)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as file:
-        items: list[dict[str, Any]] = json.load(file)
+    items = read_items(path)
     abstention = [item for item in items if item["question_id"].endswith("_abs")]
     kept = [read_question(item) for item in items if item not in abstention]
     questions = [question for question in kept if question.evidence]
     return Dataset(
         spread(questions)[:limit], len(abstention), without_evidence=len(kept) - len(questions)
     )
+
+
+def read_items(path: Path) -> list[dict[str, Any]]:
+    """The items of a LongMemEval file (.json or .json.gz) as written there."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as file:
+        items: list[dict[str, Any]] = json.load(file)
+    return items
 
 
 def spread(questions: list[Question]) -> list[Question]:
