@@ -1,7 +1,8 @@
 """Evidence retrieval on LongMemEval as each question's haystack grows: graphmem and the baselines.
 
     python benchmarks/growth.py [DATA.json.gz] [--scales 1 3 10] [--beam 5] [--limit N]
-        [--store networkx|neo4j] [--out RESULT.json]
+        [--store networkx|neo4j] [--nightly] [--out RESULT.json] [--plot PLOT.png]
+    python benchmarks/growth.py --drawn-from RESULT.json --plot PLOT.png
 
 The questions of benchmarks/longmemeval.py (LongMemEval dev, ../shared/data/longmemeval/ by
 default: abstention questions left out, in its spread order, the first N with --limit), each with
@@ -45,6 +46,13 @@ files once the memory is closed (the final snapshot). Neo4j's store size on disk
 measured. On Neo4j each scale's owners are forgotten once it is measured, so that a later
 scale's indexes hold its own haystacks only (data of earlier runs stays).
 
+The tiers: without --nightly, as in benchmarks/longmemeval.py, no night passes, so every memory
+stays in the hot tier and every search reads all of them. With --nightly the night's job
+(`consolidate`: summaries, consolidation, re-tiering) runs once for each owner after its import,
+at its question's time, as it would for an agent whose memory has seen a night: the tiers then
+hold memories by attention and capacity (1,000 hot). Either way each scale records the owners'
+memories per tier and the tier each question's recall (a peek) ended at.
+
 Last, the targets: from the smallest scale to the largest (1x and 10x by default), graphmem loses
 less of its R@10 and NDCG@10 (relative) than every baseline and keeps >= 90% of its NDCG@10; at
 the largest scale it leads the best baseline in NDCG@10 with an interval above 0 and its
@@ -67,6 +75,7 @@ ingesting (what the cache gained meanwhile).
 import argparse
 import functools
 import gc
+import json
 import multiprocessing
 import random
 import sqlite3
@@ -74,6 +83,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import closing
@@ -114,6 +124,8 @@ from provenance import write_result
 
 from graphmem.contract import MAX_RECALL
 from graphmem.embedding import E5Embedder
+from graphmem.memory import GraphMem
+from graphmem.model import Tier
 
 DEV = Path("../shared/data/longmemeval/longmemeval_s_dev40.json.gz")
 K = 10
@@ -162,6 +174,8 @@ class GraphmemRun:
     footprint: dict[str, float | None]
     embedded: int
     """The texts graphmem's ingestion embedded (not in the cache before)."""
+    tiers: dict[str, Any]
+    """Memories per tier when the questions are asked, and the tier each recall ended at."""
 
 
 # -- growing the haystacks -------------------------------------------------------------------
@@ -301,16 +315,18 @@ def cached_texts() -> int:
     return int(count)
 
 
-def run_graphmem_apart(conversations: list[Conversation], store: str) -> GraphmemRun:
+def run_graphmem_apart(
+    conversations: list[Conversation], store: str, *, nightly: bool
+) -> GraphmemRun:
     """run_graphmem in a process of its own, started afresh, so that its footprint is its own.
 
     In this process, memory an earlier scale freed would be taken again and not counted.
     """
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as apart:
-        return apart.submit(run_graphmem, conversations, store).result()
+        return apart.submit(run_graphmem, conversations, store, nightly=nightly).result()
 
 
-def run_graphmem(conversations: list[Conversation], store: str) -> GraphmemRun:
+def run_graphmem(conversations: list[Conversation], store: str, *, nightly: bool) -> GraphmemRun:
     """Ingest once; recall peek, render each context within BUDGET, recall waking; footprint.
 
     As benchmarks/locomo.py's run_graphmem (offline cognition), with the context of
@@ -340,6 +356,11 @@ def run_graphmem(conversations: list[Conversation], store: str) -> GraphmemRun:
             # cyclic collector does not pause recalls.
             gc.freeze()
             owners = ingestion.owners
+            night = nightly_job(memory, conversations, owners) if nightly else None
+            tiers = {
+                "nightly_seconds": night,
+                **tier_census(memory, conversations, owners),
+            }
             peek = recall_pass(memory, conversations, owners, K, memories=K, peek=True)
             contexts = {
                 conversation.sample_id: memory.recall(
@@ -373,7 +394,45 @@ def run_graphmem(conversations: list[Conversation], store: str) -> GraphmemRun:
         contexts,
         footprint,
         embedded,
+        tiers,
     )
+
+
+def nightly_job(
+    memory: GraphMem, conversations: list[Conversation], owners: dict[str, str]
+) -> float:
+    """The night's job once for each owner, when its question is asked: seconds it took."""
+    started = time.perf_counter()
+    for conversation in conversations:
+        memory.consolidate(owners[conversation.sample_id], at=conversation.asked_at)
+    seconds = time.perf_counter() - started
+    progress(f"nightly job for {len(conversations)} owners in {seconds:.0f} s")
+    return round(seconds, 1)
+
+
+def tier_census(
+    memory: GraphMem, conversations: list[Conversation], owners: dict[str, str]
+) -> dict[str, dict[str, int]]:
+    """The owners' memories per tier, and the tier each question's recall (a peek) ended at."""
+    memories: Counter[str] = Counter()
+    ended: Counter[str] = Counter()
+    for conversation in conversations:
+        owner = owners[conversation.sample_id]
+        memories.update(
+            {
+                Tier(tier).name.lower(): count
+                for tier, count in memory.statistics(owner).tiers.items()
+            }
+        )
+        found = memory.recall(
+            owner, conversation.questions[0], k=K, at=conversation.asked_at, peek=True
+        )
+        ended[found.attempts[-1].depth.name.lower()] += 1
+    order = [tier.name.lower() for tier in Tier]
+    return {
+        "memories_by_tier": {tier: memories[tier] for tier in order},
+        "recalls_ending_at": {tier: ended[tier] for tier in order},
+    }
 
 
 def baseline_context(name: str, vectors: dict[str, Vectors], tokens: Tokens) -> Context:
@@ -409,7 +468,9 @@ def evidence_within(
     return result
 
 
-def run_scale(stacks: Haystacks, store: str, embedder: E5Embedder) -> dict[str, Any]:
+def run_scale(
+    stacks: Haystacks, store: str, embedder: E5Embedder, *, nightly: bool
+) -> dict[str, Any]:
     """Every baseline and graphmem on one scale's haystacks: measures, leads, contexts, costs."""
     started = time.perf_counter()
     label = stacks.label
@@ -427,7 +488,7 @@ def run_scale(stacks: Haystacks, store: str, embedder: E5Embedder) -> dict[str, 
         progress(f"{label}: {name}")
         runs[name] = run_baseline(scorer, conversations, vectors, K)
     progress(f"{label}: graphmem")
-    graphmem = run_graphmem_apart(conversations, store)
+    graphmem = run_graphmem_apart(conversations, store, nightly=nightly)
     runs.update(graphmem.runs)
     results = {name: judge_all(run, questions) for name, run in runs.items()}
     methods = {name: summary(results[name], questions, run.cost) for name, run in runs.items()}
@@ -450,6 +511,7 @@ def run_scale(stacks: Haystacks, store: str, embedder: E5Embedder) -> dict[str, 
         f"within_{BUDGET}_tokens": within,
         "footprint": graphmem.footprint,
         "graphmem_texts_embedded": graphmem.embedded,
+        "tiers": graphmem.tiers,
         "seconds": round(time.perf_counter() - started),
     }
 
@@ -624,6 +686,39 @@ def print_targets(found: list[dict[str, Any]]) -> None:
         print(f"| {each['target']} | {each['figure']} | {'yes' if each['met'] else 'no'} |")
 
 
+def plot(result: dict[str, Any], path: Path) -> None:
+    """Draw NDCG@10 of every method and graphmem's recall p50 / p95 against haystack tokens."""
+    import matplotlib  # noqa: PLC0415 (an optional extra: pip install '.[bench]')
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    scales = result["scales"]
+    sized = [label for label in scales if label != BEAM]
+    tokens = {label: scales[label]["haystacks"]["tokens"] for label in scales}
+    ours = scales[sized[0]]["leads"]["method"]
+    figure, (quality, latency) = plt.subplots(1, 2, figsize=(11, 4.5))
+    for method in [ours, *BASELINES]:
+        values = [scales[label]["methods"][method]["overall"]["ndcg@10"] for label in sized]
+        style = "-o" if method == ours else "--."
+        quality.plot([tokens[label] for label in sized], values, style, label=method)
+    quality.set_title(f"NDCG@10, {result['questions']} questions, haystacks grown")
+    for quantile, style in (("recall_p50_ms", "-o"), ("recall_p95_ms", "--s")):
+        labels = list(scales)
+        values = [scales[label]["methods"][ours]["cost"][quantile] for label in labels]
+        latency.plot([tokens[label] for label in labels], values, style, label=quantile[7:10])
+        for label, value in zip(labels, values, strict=True):
+            latency.annotate(label, (tokens[label], value), fontsize=8)
+    latency.set_title(f"{ours}: recall milliseconds ({BEAM}: {result['beam_questions']} questions)")
+    for axes in (quality, latency):
+        axes.set_xscale("log")
+        axes.set_xlabel("XLM-R tokens of a question's haystack (mean)")
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
 def main() -> None:
     """Grow the haystacks, run every method at each scale, print the tables, write JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -635,7 +730,21 @@ def main() -> None:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--store", choices=["networkx", "neo4j"], default="networkx")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--nightly",
+        action="store_true",
+        help="run the night's job (consolidate) once for each owner after its import",
+    )
+    parser.add_argument("--plot", type=Path, help="draw the figures to this PNG")
+    parser.add_argument(
+        "--drawn-from", type=Path, help="with --plot: a result written before, nothing run"
+    )
     arguments = parser.parse_args()
+    if arguments.drawn_from:
+        if not arguments.plot:
+            parser.error("--drawn-from draws a result: give --plot too")
+        plot(json.loads(arguments.drawn_from.read_text()), arguments.plot)
+        return
     dataset = load(arguments.data, arguments.limit)
     beam = min(arguments.beam, len(dataset.questions))
     if beam == 1:
@@ -661,7 +770,9 @@ def main() -> None:
     with closing(E5Embedder()) as embedder:
         for chosen_items, scale in plan:
             stacks = haystacks(chosen_items, pool, scale)
-            scales[stacks.label] = run_scale(stacks, arguments.store, embedder)
+            scales[stacks.label] = run_scale(
+                stacks, arguments.store, embedder, nightly=arguments.nightly
+            )
             print_scale(stacks.label, scales[stacks.label], stacks.questions)
     found = targets(scales) if len(set(arguments.scales)) > 1 else []
     if found:
@@ -671,6 +782,7 @@ def main() -> None:
             "data": str(arguments.data),
             "k": K,
             "store": arguments.store,
+            "nightly": arguments.nightly,
             "questions": len(chosen),
             "beam_questions": beam,
             "filler_pool": {"sessions": len(pool), "turns": pool_turns},
@@ -678,6 +790,8 @@ def main() -> None:
             "targets": found,
         }
         write_result(arguments.out, result, [arguments.data])
+    if arguments.plot:
+        plot(result, arguments.plot)
 
 
 if __name__ == "__main__":
