@@ -44,7 +44,7 @@ class SearchRows:
     A memory's row holds its embedding, and beside it its norm and its tier, kept in step with
     the graph; a memory removed leaves its row marked NO_ROW. A search by embedding is one
     product with the rows, then the tiers it reads: a walk over the owner's memories made every
-    turn's labelling cost grow with the owner's memory (12 ms a turn at 4,600 memories).
+    turn's labelling cost grow with the owner's memory.
     """
 
     def __init__(self) -> None:
