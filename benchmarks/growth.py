@@ -709,7 +709,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
         latency.plot([tokens[label] for label in labels], values, style, label=quantile[7:10])
         for label, value in zip(labels, values, strict=True):
             latency.annotate(label, (tokens[label], value), fontsize=8)
-    latency.set_title(f"{ours}: recall milliseconds ({BEAM}: {result['beam_questions']} questions)")
+    latency.set_title(f"graphmem recall, ms ({BEAM}: {result['beam_questions']} questions)")
     for axes in (quality, latency):
         axes.set_xscale("log")
         axes.set_xlabel("XLM-R tokens of a question's haystack (mean)")
