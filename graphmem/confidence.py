@@ -10,8 +10,8 @@ Three signals, each relative, so that they hold for any owner's memory and in ei
   memories found hold, in their text or as a speaker's name. A question about what memory does
   not hold names what no memory says: a person, a thing, a place.
 - first coverage: the share of them that the first memory returned holds on its own. A large
-  memory holds most words of any question somewhere (the foreign haystacks of LongMemEval hold
-  88% of a question's terms on average); what answers a question says them together.
+  memory holds most words of any question somewhere (a LongMemEval haystack, of another
+  question's asking); what answers a question says them together.
 The confidence is the logistic function of a weighted sum of the three (ConfidencePolicy), its
 weights fitted by benchmarks/confidence.py on half of the dev questions and reported on the rest.
 """
