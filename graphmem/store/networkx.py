@@ -53,8 +53,8 @@ NO_LEASE = OwnerClaim(
 SNAPSHOT_SHARE = 8
 """A snapshot is written once the changes since the last are `snapshot_every` and one for every
 SNAPSHOT_SHARE nodes that snapshot held: it writes the whole graph, so a fixed interval made
-its cost a change grow with the graph (180,000 turns in one store: seconds every 500 turns), and
-the journal a store replays when it opens stays a share of its snapshot."""
+its cost a change grow with the graph, and the journal a store replays when it opens stays a
+share of its snapshot."""
 
 
 class NetworkXStore:
