@@ -1,7 +1,7 @@
 """Tier scaling on Neo4j: shallow and deep recall, wake-up and re-tier as memories grow.
 
     python benchmarks/scale.py [--sizes 10000 100000 1000000] [--owners 1] [--queries 40]
-        [--out RESULT.json] [--plot scale.png]
+        [--out RESULT.json] [--plot scale.png] [--neo4j-home HOME]
 
 Needs a running Neo4j: GRAPHMEM_NEO4J_URI and GRAPHMEM_NEO4J_PASSWORD (scripts/neo4j start). For
 each size N it loads N synthetic memories spread over --owners owners, `scale-N` for one owner,
@@ -19,15 +19,25 @@ Measured per size, over --queries queries spread over up to 10 owners: shallow r
 (motivation 0: tier 0 only), deep recall (motivation 10: every tier), both in peek mode; the
 vector index's recall@20 in a deep search against an exact top 20 computed with numpy from the
 same generated embeddings; the wake-up step of the ten memories a shallow recall returns; and
-one re-tier of the first owner a week later (memories examined per second). An --out that
-exists keeps the sizes this run does not measure; its provenance becomes this run's.
+one re-tier of the first owner a week later (memories examined per second); and the Cypher
+statements a recall sends. An --out that exists keeps the sizes this run does not measure; its
+provenance becomes this run's.
+
+With --neo4j-home (the folder of the launcher's server, scripts/neo4j) the server is stopped at
+the end, so that its files are flushed, and the database's size on disk is recorded (`on_disk`):
+its store files, each kind of index, its transaction logs, and the bytes a memory, for a
+database that holds this run's sizes and nothing else (a fresh home). The texts are eight
+synthetic words: the store files and fulltext indexes of real memories, whose texts are longer,
+are larger; the vector index is not.
 """
 
 import argparse
 import json
 import os
 import statistics
+import subprocess
 import time
+import zlib
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -50,12 +60,19 @@ DIMENSIONS = 384
 BATCH = 2_000
 VOCABULARY = [f"w{number:04d}" for number in range(5_000)]
 LOADED_AT = datetime(2026, 1, 1, tzinfo=UTC)
+MB = 1024 * 1024
+ROOT = Path(__file__).resolve().parent.parent
 
 
 WORD_VECTORS = np.random.default_rng(2026).standard_normal((len(VOCABULARY), DIMENSIONS))
 """A random direction per word: a text's embedding is the sum of its words' (bag of words)."""
 
 WORD_INDEX = {word: number for number, word in enumerate(VOCABULARY)}
+
+
+def word_number(word: str) -> int:
+    """A word's row in WORD_VECTORS: its own in the vocabulary, else the one its CRC-32 picks."""
+    return WORD_INDEX.get(word, zlib.crc32(word.encode()) % len(VOCABULARY))
 
 
 class WordsEmbedder:
@@ -69,9 +86,19 @@ class WordsEmbedder:
     dimensions = DIMENSIONS
 
     def embed(self, texts: Sequence[str], purpose: Purpose) -> list[list[float]]:
-        """The normalised sum of each text's word vectors."""
-        words = np.array([[WORD_INDEX[word] for word in text.split()] for text in texts])
-        return embed_words(words, noise=None).tolist()  # type: ignore[no-any-return]
+        """The normalised sum of each text's word vectors.
+
+        A word outside the vocabulary (recall's everyday sentences, graphmem.confidence) takes
+        the vector of the vocabulary word its CRC-32 picks.
+        """
+        sums = np.array(
+            [
+                WORD_VECTORS[[word_number(word) for word in text.split()]].sum(axis=0)
+                for text in texts
+            ]
+        )
+        units = (sums / np.linalg.norm(sums, axis=1, keepdims=True)).astype(np.float32)
+        return units.tolist()  # type: ignore[no-any-return]
 
     def close(self) -> None:
         """Nothing to release."""
@@ -222,14 +249,19 @@ def measure(
     now = LOADED_AT + timedelta(hours=1)
     recall_at_20 = index_recall(store, owners, size, queries)
     shallow, deep, wake = [], [], []
+    sent = memory.store_traffic.statements
     for owner, text in asked:
         started = time.perf_counter()
         memory.recall(owner, text, k=10, motivation=10, peek=True, at=now)
         deep.append(time.perf_counter() - started)
+    deep_statements = memory.store_traffic.statements - sent
+    shallow_statements = 0
     for owner, text in asked:
         started = time.perf_counter()
+        sent = memory.store_traffic.statements
         found = memory.recall(owner, text, k=10, motivation=0, peek=True, at=now)
         shallow.append(time.perf_counter() - started)
+        shallow_statements += memory.store_traffic.statements - sent
         ids = [item.memory.id for item in found.memories]
         started = time.perf_counter()
         store.wake(owner, ids, now, AttentionPolicy(), TierPolicy())
@@ -242,13 +274,54 @@ def measure(
     return {
         "owners": len(owners),
         "index_recall_at_20": recall_at_20,
-        "shallow_recall": percentiles(shallow),
-        "deep_recall": percentiles(deep),
+        "shallow_recall": {
+            **percentiles(shallow),
+            "statements": round(shallow_statements / queries, 1),
+        },
+        "deep_recall": {**percentiles(deep), "statements": round(deep_statements / queries, 1)},
         "wake": percentiles(wake),
         "retier": {
             "seconds": round(retier_seconds, 2),
             "memories_per_second": round(examined / retier_seconds),
             "moves": moves,
+        },
+    }
+
+
+def folder_bytes(folder: Path) -> int:
+    """The bytes of the files under a folder."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def on_disk(home: Path, database: str, memories: int) -> dict[str, Any]:
+    """Stop the launcher's Neo4j in `home` (its files then flushed) and read their sizes in MB.
+
+    The database's store files and each kind of index (the folders of schema/index, one an index
+    provider: vector, fulltext, range, token-lookup), its transaction logs, and the bytes a
+    memory of the `memories` the database holds.
+    """
+    subprocess.run(  # noqa: S603 (the project's own script)
+        [str(ROOT / "scripts" / "neo4j"), "stop"],
+        env={**os.environ, "GRAPHMEM_NEO4J_HOME": str(home)},
+        check=True,
+    )
+    stored = home / "data" / "databases" / database
+    indexes = {
+        kind.name.rsplit("-", 1)[0]: folder_bytes(kind)
+        for kind in sorted((stored / "schema" / "index").iterdir())
+    }
+    total = folder_bytes(stored)
+    return {
+        "memories_in_database": memories,
+        "database_mb": round(total / MB, 1),
+        "indexes_mb": {kind: round(size / MB, 1) for kind, size in indexes.items()},
+        "store_files_mb": round((total - sum(indexes.values())) / MB, 1),
+        "transaction_logs_mb": round(
+            folder_bytes(home / "data" / "transactions" / database) / MB, 1
+        ),
+        "bytes_a_memory": {
+            "database": round(total / memories),
+            **{kind: round(size / memories) for kind, size in indexes.items()},
         },
     }
 
@@ -260,7 +333,7 @@ def plot(results: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    sizes = sorted(int(size) for size in results)
+    sizes = sorted(int(size) for size in results if size.isdigit())
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for name, colour in [("shallow_recall", "C0"), ("wake", "C2"), ("deep_recall", "C3")]:
         for cut, style in [("p50_ms", "-o"), ("p95_ms", "--")]:
@@ -286,6 +359,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--plot", type=Path)
+    parser.add_argument(
+        "--neo4j-home",
+        type=Path,
+        help="the launcher's folder (scripts/neo4j) of the server measured: stop it at the end"
+        " and record the database's size on disk",
+    )
     arguments = parser.parse_args()
     store = Neo4jStore.connect(
         os.environ.get("GRAPHMEM_NEO4J_URI", "bolt://127.0.0.1:7687"),
@@ -299,6 +378,7 @@ def main() -> None:
         json.loads(arguments.out.read_text()) if arguments.out and arguments.out.exists() else {}
     )
     results.pop("provenance", None)  # the earlier run's: the JSON gets this run's
+    results.pop("on_disk", None)  # the earlier run's database, which this run may have grown
     for size in arguments.sizes:
         owners = owner_names(size, arguments.owners)
         present = store.count_graph(owners[-1]).nodes.get("Memory", 0) * len(owners)
@@ -310,12 +390,18 @@ def main() -> None:
         if arguments.out:
             write_result(arguments.out, results)
     memory.close()
+    if arguments.neo4j_home:
+        database = os.environ.get("GRAPHMEM_NEO4J_DATABASE", "neo4j")
+        results["on_disk"] = on_disk(arguments.neo4j_home, database, sum(arguments.sizes))
+        print(json.dumps(results["on_disk"], indent=1))
+        if arguments.out:
+            write_result(arguments.out, results)
     print(
         "| memories | owners | index recall@20 | shallow p50 / p95 | deep p50 / p95 |"
         " wake p50 / p95 | re-tier /s |"
     )
     print("|---|---|---|---|---|---|---|")
-    for size in sorted(results, key=int):
+    for size in sorted(filter(str.isdigit, results), key=int):
         row = results[size]
         shallow, deep, wake = row["shallow_recall"], row["deep_recall"], row["wake"]
         print(
