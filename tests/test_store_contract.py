@@ -13,9 +13,9 @@ from graphmem.ids import impression_id
 from graphmem.mechanisms.attention import initial_attention
 from graphmem.mechanisms.impressions import conjecture_memory
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
+from graphmem.model import Event, Impression, Link, LinkType, Memory, MemoryKind, Tier, Turn
 from graphmem.store.base import Store
-from graphmem.store.changes import Derivation, Impressed, SummaryChange
+from graphmem.store.changes import Derivation, EventChange, Impressed, SummaryChange
 from graphmem.store.findings import SimilarMemory
 from graphmem.store.networkx import NetworkXStore
 from graphmem.store.rules import MAX_SEARCH_TERMS, term_rarity
@@ -423,6 +423,67 @@ def test_links_as_strong_join_the_neighbourhood_most_similar_first_not_by_id(
     assert max(closeness) == closeness[-1], "the premise: the most similar has the last id"
     found = store.find_neighbours(owner, [given.id], query, window=0, links=1).memories
     assert [item.memory.id for item in found] == [linked[-1].id]
+
+
+def test_an_event_lends_each_seed_its_mates_most_similar_first_as_many_as_links(
+    store: Store, owner: str, embedder: CachedEmbedder
+) -> None:
+    texts = [
+        "Our garden chores this week.",
+        "Watering plan for the roses.",
+        "Picnic plan for the roses.",
+        "Pruning plan for the roses.",
+        "We water the roses at dawn.",
+        "A new hose for the roses.",
+    ]
+    tiers = [Tier.HOT, Tier.HOT, Tier.HOT, Tier.HOT, Tier.COOL, Tier.HOT]
+    turns = store.save_turns(
+        owner, [make_turn(owner, number, text) for number, text in enumerate(texts)]
+    )
+    memories = [
+        make_memory(turn, embedder, tier=tier) for turn, tier in zip(turns, tiers, strict=True)
+    ]
+    for turn, memory in zip(turns, memories, strict=True):
+        save(store, owner, turn, [memory])
+    summary = memories[0].model_copy(update={"id": "summary", "kind": MemoryKind.SUMMARY})
+    [embedding] = embedder.embed(["The roses"], "passage")
+    event = Event(
+        id="roses",
+        owner=owner,
+        text="2026-05-01: The roses.",
+        created_at=START,
+        category="garden",
+        title="The roses",
+        first_at=START,
+        last_at=START,
+        timeliness_days=30,
+        importance=5.0,
+        attention=initial_attention(5.0, START),
+        tier=Tier.HOT,
+        embedding=embedding,
+    )
+    members = ["summary", *(memory.id for memory in memories)]
+    change = EventChange(event=event, previous=None, members=members)
+    store.save_summaries(owner, [SummaryChange(summary=summary, turns=[], events=[change])])
+    [query] = embedder.embed(["when do I water the roses?"], "query")
+    closeness = {memory.id: _cosine(query, memory.embedding or []) for memory in memories}
+    seeds = [memories[0].id, memories[1].id]
+    assert max(closeness, key=closeness.__getitem__) == memories[1].id, "the premise: a seed"
+    cool = memories[4].id
+    assert sorted(closeness.values())[-2] == closeness[cool], "the premise: next, a cool one"
+
+    def expected(deepest: Tier) -> list[str]:
+        """The two most similar mates in tiers to `deepest`, seeds and the summary left out."""
+        mates = [
+            memory.id for memory in memories if memory.id not in seeds and memory.tier <= deepest
+        ]
+        return sorted(sorted(mates, key=lambda mate: (-closeness[mate], mate))[:2])
+
+    for deepest in (Tier.HOT, Tier.COOL):
+        found = store.find_neighbours(owner, seeds, query, window=0, links=2, deepest=deepest)
+        assert [item.memory.id for item in found.memories] == expected(deepest)
+    assert cool in expected(Tier.COOL)
+    assert cool not in expected(Tier.HOT)
 
 
 def test_neighbours_leave_out_the_known_memories_and_come_with_the_edges_among_all(

@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from graphmem.contract import ANY_MEMORY, SEARCHED_KINDS, MemoryFilter
-from graphmem.mechanisms.attention import NodeRef
 from graphmem.model import Embedding, Link, LinkType, Memory, Tier
 from graphmem.similarity import inner_products
 from graphmem.store.findings import EvokedCue, Neighbourhood, SimilarMemory
@@ -161,6 +160,13 @@ def neighbourhood(
     given = set(ids)
     found: dict[str, Memory] = {}
     similarity: dict[str, float] = {}  # to the embedding, each memory's read once
+    mates = _EventMates(
+        graph,
+        owner,
+        embedding=embedding,
+        similarity=similarity,
+        admits=lambda memory: memory.tier <= deepest and found_by(memory),
+    )
     for memory_id in dict.fromkeys(ids):
         memory = graph.node(owner, "Memory", memory_id)
         if not isinstance(memory, Memory):
@@ -173,11 +179,9 @@ def neighbourhood(
                 for other in graph.memories_from(owner, turn_id):
                     found.setdefault(other.id, other)
         strongest: dict[str, tuple[float, Memory]] = {}
-        for (other_id, label), weight in _linked(graph, owner, memory_id):
-            linked = graph.node(owner, label, other_id)
+        for linked, weight in _linked(graph, owner, memory_id, mates, given=given, links=links):
             if (
-                isinstance(linked, Memory)
-                and linked.id not in given
+                linked.id not in given
                 and linked.tier <= deepest
                 and found_by(linked)
                 and weight > strongest.get(linked.id, (-1.0, linked))[0]
@@ -272,17 +276,70 @@ def _links_among(graph: IndexedGraph, owner: str, ids: set[str]) -> list[Link]:
     return sorted(links, key=lambda link: (link.type.value, link.source, link.target))
 
 
-def _linked(graph: IndexedGraph, owner: str, memory_id: str) -> list[tuple[NodeRef, float]]:
-    """A memory's neighbours along wake-up edges, and its event mates (strength 1)."""
-    neighbours = graph.wake_neighbours(owner, (memory_id, "Memory"))
-    mates = [
-        ((source[2], source[1]), 1.0)
-        for (event_id, label), _weight in neighbours
-        if label == "Event"
-        for source, _target, edge_type, _link in graph.incoming((owner, "Event", event_id))
-        if edge_type == LinkType.PART_OF.value and source[2] != memory_id
-    ]
-    return neighbours + mates
+def _linked(
+    graph: IndexedGraph,
+    owner: str,
+    memory_id: str,
+    mates: "_EventMates",
+    *,
+    given: set[str],
+    links: int,
+) -> list[tuple[Memory, float]]:
+    """A memory's neighbours along wake-up edges, and the event mates (strength 1) it can take.
+
+    Every mate has the same strength, so of an event's mates ranked by similarity, then id (the
+    order association takes them in), only the first `links` not `given` can make the cut.
+    """
+    linked: list[tuple[Memory, float]] = []
+    for (other_id, label), weight in graph.wake_neighbours(owner, (memory_id, "Memory")):
+        if label == "Event":
+            taken = [mate for mate in mates.of(other_id) if mate.id not in given][:links]
+            linked += [(mate, 1.0) for mate in taken]
+        elif isinstance(other := graph.node(owner, label, other_id), Memory):
+            linked.append((other, weight))
+    return linked
+
+
+class _EventMates:
+    """The memories of an owner's events that one search finds, each event read once.
+
+    Most similar to the query first, ties by id. A search's seeds often share an event, and an
+    event grows with memory: read per seed, its memories would be read again for each.
+    """
+
+    def __init__(
+        self,
+        graph: IndexedGraph,
+        owner: str,
+        *,
+        embedding: Embedding,
+        similarity: dict[str, float],
+        admits: Callable[[Memory], bool],
+    ) -> None:
+        self._graph = graph
+        self._owner = owner
+        self._embedding = embedding
+        self._similarity = similarity
+        self._admits = admits
+        self._members: dict[str, list[Memory]] = {}
+
+    def of(self, event_id: str) -> list[Memory]:
+        """The event's memories that the search admits, most similar first."""
+        if event_id not in self._members:
+            members = [
+                memory
+                for source, _target, edge_type, _link in self._graph.incoming(
+                    (self._owner, "Event", event_id)
+                )
+                if edge_type == LinkType.PART_OF.value
+                and isinstance(memory := self._graph.at(source), Memory)
+                and self._admits(memory)
+            ]
+            _measure(self._graph, members, self._embedding, self._similarity)
+            self._members[event_id] = sorted(
+                members, key=lambda memory: (-self._similarity[memory.id], memory.id)
+            )
+        return self._members[event_id]
 
 
 def _measure(
