@@ -34,9 +34,7 @@ from provenance import write_result
 from graphmem.memory import GraphMem
 from graphmem.model import Event, LinkType
 
-DEV = (
-    Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
-)
+DEV = Path("../shared/data/locomo/locomo_dev.json")  # as benchmarks/context.py reads it
 SCALES = ("1x", "10x")
 K = 10
 
