@@ -5,6 +5,7 @@ come without their embeddings, each with its similarity to the query's embedding
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import islice
 
 import numpy as np
 
@@ -293,7 +294,7 @@ def _linked(
     linked: list[tuple[Memory, float]] = []
     for (other_id, label), weight in graph.wake_neighbours(owner, (memory_id, "Memory")):
         if label == "Event":
-            taken = [mate for mate in mates.of(other_id) if mate.id not in given][:links]
+            taken = islice((mate for mate in mates.of(other_id) if mate.id not in given), links)
             linked += [(mate, 1.0) for mate in taken]
         elif isinstance(other := graph.node(owner, label, other_id), Memory):
             linked.append((other, weight))
