@@ -29,7 +29,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from locomo import CACHE, Conversation, load, open_memory
+from locomo import CACHE, Conversation, load, open_memory, turn_item
 from provenance import write_result
 
 from graphmem.memory import GraphMem
@@ -43,14 +43,10 @@ K = 10
 def observe(memory: GraphMem, owner: str, conversation: Conversation) -> None:
     """Observe a conversation's turns in order, ids and sessions prefixed by the conversation."""
     for turn in conversation.turns:
-        memory.observe(
-            owner,
-            text=turn.text,
-            message_id=f"{conversation.sample_id}:{turn.id}",
-            at=turn.at,
-            speaker=turn.speaker,
-            session=f"{conversation.sample_id}:session_{turn.session}",
-        )
+        item = turn_item(turn)
+        for prefixed in ("message_id", "session"):
+            item[prefixed] = f"{conversation.sample_id}:{item[prefixed]}"
+        memory.observe(owner, **item)
 
 
 def held(memory: GraphMem, owners: list[str]) -> dict[str, float]:
