@@ -35,6 +35,7 @@ from graphmem.contract import (
     NewKey,
     NightProgress,
     NightReport,
+    NodeNeighbourhood,
     Observation,
     OwnerGraph,
     Profile,
@@ -44,6 +45,7 @@ from graphmem.contract import (
     SleepProgress,
     SleepReport,
     StoreTraffic,
+    TimelinePage,
 )
 from graphmem.embedding import Embedder
 from graphmem.keys import ApiKey
@@ -220,6 +222,43 @@ class AsyncGraphMem:
     async def turns(self, owner: str, *, session: str = "", last: int | None = None) -> list[Turn]:
         """GraphMem.turns, awaitable."""
         return await self._run(self.memory.turns, owner, session=session, last=last)
+
+    async def timeline(
+        self,
+        owner: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        tiers: Sequence[int] | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
+        contains: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        at: datetime | None = None,
+        before: str | None = None,
+        limit: int = 50,
+    ) -> TimelinePage:
+        """GraphMem.timeline, awaitable."""
+        return await self._run(
+            self.memory.timeline,
+            owner,
+            kinds=kinds,
+            tiers=tiers,
+            session=session,
+            speaker=speaker,
+            contains=contains,
+            since=since,
+            until=until,
+            at=at,
+            before=before,
+            limit=limit,
+        )
+
+    async def neighbourhood(
+        self, owner: str, node_id: str, *, label: str = "Memory"
+    ) -> NodeNeighbourhood:
+        """GraphMem.neighbourhood, awaitable."""
+        return await self._run(self.memory.neighbourhood, owner, node_id, label=label)
 
     async def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, awaitable."""

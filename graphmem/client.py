@@ -45,6 +45,8 @@ from graphmem.contract import (
     Limit,
     MessageRef,
     NewKey,
+    NodeNeighbourhood,
+    NodeWanted,
     Observation,
     ObserveMany,
     ObserveOne,
@@ -55,6 +57,8 @@ from graphmem.contract import (
     RecallQuestion,
     Records,
     SleepReport,
+    TimelinePage,
+    TimelineWanted,
     TurnsWanted,
     When,
     error_of,
@@ -124,6 +128,18 @@ class Calls:
     def turns(owner: str, wanted: TurnsWanted) -> Call[list[Turn]]:
         """The request of turns."""
         return Calls.get(_owner_path(owner, "turns"), _reader(list[Turn]), _body(wanted))
+
+    @staticmethod
+    def timeline(owner: str, wanted: TimelineWanted) -> Call[TimelinePage]:
+        """The request of timeline."""
+        path = _owner_path(owner, "timeline")
+        return Calls.get(path, _reader(TimelinePage), _body(wanted))
+
+    @staticmethod
+    def neighbourhood(owner: str, wanted: NodeWanted) -> Call[NodeNeighbourhood]:
+        """The request of neighbourhood."""
+        path = _owner_path(owner, "neighbourhood")
+        return Calls.get(path, _reader(NodeNeighbourhood), _body(wanted))
 
     @staticmethod
     def observe(owner: str, message: ObserveOne) -> Call[Observation]:
@@ -327,6 +343,44 @@ class GraphMemClient(_Client):
         """GraphMem.owners, over HTTP: those this key may touch."""
         return self._do(Calls.get("/v1/owners", _reader(list[str])))
 
+    def timeline(
+        self,
+        owner: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        tiers: Sequence[int] | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
+        contains: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        at: datetime | None = None,
+        before: str | None = None,
+        limit: int = 50,
+    ) -> TimelinePage:
+        """GraphMem.timeline, over HTTP."""
+        wanted = options_of(
+            TimelineWanted,
+            kinds=kinds,
+            tiers=tiers,
+            session=session,
+            speaker=speaker,
+            contains=contains,
+            since=since,
+            until=until,
+            at=at,
+            before=before,
+            limit=limit,
+        )
+        return self._do(Calls.timeline(owner, wanted))
+
+    def neighbourhood(
+        self, owner: str, node_id: str, *, label: str = "Memory"
+    ) -> NodeNeighbourhood:
+        """GraphMem.neighbourhood, over HTTP."""
+        wanted = options_of(NodeWanted, node_id=node_id, label=label)
+        return self._do(Calls.neighbourhood(owner, wanted))
+
     def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, over HTTP."""
         return self._do(Calls.get(_owner_path(owner, "statistics"), _reader(GraphCounts)))
@@ -505,6 +559,44 @@ class AsyncGraphMemClient(_Client):
     async def owners(self) -> list[str]:
         """GraphMem.owners, over HTTP, awaitable: those this key may touch."""
         return await self._do(Calls.get("/v1/owners", _reader(list[str])))
+
+    async def timeline(
+        self,
+        owner: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        tiers: Sequence[int] | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
+        contains: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        at: datetime | None = None,
+        before: str | None = None,
+        limit: int = 50,
+    ) -> TimelinePage:
+        """GraphMem.timeline, over HTTP, awaitable."""
+        wanted = options_of(
+            TimelineWanted,
+            kinds=kinds,
+            tiers=tiers,
+            session=session,
+            speaker=speaker,
+            contains=contains,
+            since=since,
+            until=until,
+            at=at,
+            before=before,
+            limit=limit,
+        )
+        return await self._do(Calls.timeline(owner, wanted))
+
+    async def neighbourhood(
+        self, owner: str, node_id: str, *, label: str = "Memory"
+    ) -> NodeNeighbourhood:
+        """GraphMem.neighbourhood, over HTTP, awaitable."""
+        wanted = options_of(NodeWanted, node_id=node_id, label=label)
+        return await self._do(Calls.neighbourhood(owner, wanted))
 
     async def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, over HTTP, awaitable."""

@@ -16,10 +16,12 @@ import math
 import re
 import time
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import islice
 from typing import Any, TypeVar
 from urllib.parse import quote
 
@@ -32,7 +34,7 @@ except ModuleNotFoundError as missing:
         f"graphmem serve needs FastAPI and uvicorn ({missing}): pip install 'graphmem[server]'"
     ) from None
 
-from graphmem.contract import error_answer
+from graphmem.contract import ServedRequest, error_answer
 from graphmem.keys import ApiKey
 from graphmem.mcp_server import PERMITTED
 from graphmem.memory import GraphMem
@@ -64,6 +66,17 @@ DOCS_ASSETS = "/docs/assets"
 """Where Swagger UI's files are served from (inside the package: /docs works offline)."""
 PUBLIC_PATHS = {"/healthz", "/readyz", "/docs", "/openapi.json"}
 """The paths that serve neither memory nor keys, open to any caller the Host check admits."""
+CONSOLE_PATH = "/console"
+"""Where the console's files are served (public: the page asks for a key, then calls the API)."""
+CONSOLE_POLICY = (
+    b"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self';"
+    b" connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+"""The console's Content-Security-Policy: its own files only, no inline script, no framing."""
+REQUESTS_KEPT = 1000
+"""How many of the latest requests the request log keeps."""
+OWNER_PATH = re.compile(r"/v1/owners/([^/]+)/")
+"""A path on an owner's memory, whose first group is the owner (escaped)."""
 MCP_PATH = "/mcp"
 """Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -219,8 +232,13 @@ def _is_address(name: str) -> bool:
 
 
 def _is_public(path: str) -> bool:
-    """Whether a path serves no memory and no key: health, readiness, the API's description."""
-    return path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/")
+    """Whether a path serves no memory and no key: health, the API's description, the console."""
+    return path in PUBLIC_PATHS or path.startswith(DOCS_ASSETS + "/") or _is_console(path)
+
+
+def _is_console(path: str) -> bool:
+    """Whether a path is one of the console's files."""
+    return path == CONSOLE_PATH or path.startswith(CONSOLE_PATH + "/")
 
 
 def _is_json(headers: dict[bytes, bytes]) -> bool:
@@ -466,15 +484,32 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
+class RequestLog:
+    """The latest requests answered, newest first: route, owner, status, time; no body, no key."""
+
+    def __init__(self, kept: int = REQUESTS_KEPT) -> None:
+        self._kept: deque[ServedRequest] = deque(maxlen=kept)
+
+    def add(self, request: ServedRequest) -> None:
+        """Keep a request answered (the oldest kept goes when the log is full)."""
+        self._kept.appendleft(request)
+
+    def latest(self, limit: int) -> list[ServedRequest]:
+        """The latest `limit` requests, newest first."""
+        return list(islice(self._kept, limit))
+
+
 class Answers:
-    """ASGI middleware: every answer's headers, and every request's log line.
+    """ASGI middleware: every answer's headers, and every request's log line and log entry.
 
     Every answer gets a request id and `nosniff`, and `no-store` unless it is the API's public
-    description; the log line carries the request id.
+    description or the console; the console's its Content-Security-Policy. The log line carries
+    the request id; the request log (`RequestLog`) keeps the request without its body or key.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, requests: RequestLog) -> None:
         self.app = app
+        self.requests = requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass the request on with its id; log it when answered."""
@@ -487,6 +522,8 @@ class Answers:
         stamps = [(b"x-request-id", request_id.encode()), (b"x-content-type-options", b"nosniff")]
         if not _is_public(scope["path"]):
             stamps.append((b"cache-control", b"no-store"))
+        if _is_console(scope["path"]):
+            stamps.append((b"content-security-policy", CONSOLE_POLICY))
         started = time.perf_counter()
         status = 500
 
@@ -500,12 +537,21 @@ class Answers:
         try:
             await self.app(scope, receive, sending)
         finally:
+            milliseconds = 1000 * (time.perf_counter() - started)
+            # escaped: a decoded %0A in an owner would start a forged line of the log
+            path = quote(scope["path"], safe="/:@", errors="backslashreplace")
             log.info(
-                "%s %s %s -> %d in %.1f ms",
-                request_id,
-                scope["method"],
-                # escaped: a decoded %0A in an owner would start a forged line of the log
-                quote(scope["path"], safe="/:@", errors="backslashreplace"),
-                status,
-                1000 * (time.perf_counter() - started),
+                "%s %s %s -> %d in %.1f ms", request_id, scope["method"], path, status, milliseconds
+            )
+            owner = OWNER_PATH.match(scope["path"])
+            self.requests.add(
+                ServedRequest(
+                    at=datetime.now(UTC),
+                    method=scope["method"],
+                    path=scope["path"],
+                    owner=None if owner is None else owner.group(1),
+                    status=status,
+                    milliseconds=round(milliseconds, 1),
+                    request_id=request_id,
+                )
             )

@@ -24,6 +24,8 @@ from graphmem.contract import (
     Limit,
     NightProgress,
     NightReport,
+    NodeNeighbourhood,
+    NodeWanted,
     Observation,
     OwnerGraph,
     Profile,
@@ -33,6 +35,9 @@ from graphmem.contract import (
     SleepProgress,
     SleepReport,
     StoreTraffic,
+    TimelineEntry,
+    TimelinePage,
+    TimelineWanted,
     TurnsWanted,
     options_of,
 )
@@ -47,13 +52,21 @@ from graphmem.inputs import (
     query_of,
 )
 from graphmem.key_verbs import KeyVerbs
-from graphmem.mechanisms.attention import AttentionPolicy
+from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy
 from graphmem.mechanisms.events import SummaryPolicy
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Turn, check_identifier, check_owner, check_session
+from graphmem.model import (
+    Event,
+    Impression,
+    Memory,
+    Turn,
+    check_identifier,
+    check_owner,
+    check_session,
+)
 from graphmem.nightly import NightlyJob, check_options
 from graphmem.openai_endpoint import Accounting, OpenAIEndpoint
 from graphmem.opening import open_parts, wire_pipelines
@@ -339,6 +352,80 @@ class GraphMem(KeyVerbs):
             checked(check_session, session)
             wanted = options_of(TurnsWanted, session=session, last=last)
             return self._store.session_turns(owner, session, wanted.last)
+
+    def timeline(
+        self,
+        owner: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        tiers: Sequence[int] | None = None,
+        session: str | None = None,
+        speaker: str | None = None,
+        contains: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        at: datetime | None = None,
+        before: str | None = None,
+        limit: int = 50,
+    ) -> TimelinePage:
+        """A page of the owner's memories, newest first, each with its turns and attention at `at`.
+
+        Memories of every kind, those each condition given admits: of `kinds`, in `tiers`, of
+        `session`, said by `speaker`, a text that `contains` (case ignored), made in [`since`,
+        `until`). The page's `next`, given as `before`, reads the page after it: a page costs
+        the same however long the owner's memory is. No model call, no change.
+        """
+        with self._telemetry.verb("timeline", owner):
+            checked(check_owner, owner)
+            wanted = options_of(
+                TimelineWanted,
+                kinds=kinds,
+                tiers=tiers,
+                session=session,
+                speaker=speaker,
+                contains=contains,
+                since=since,
+                until=until,
+                at=at,
+                before=before,
+                limit=limit,
+            )
+            now = moment_or_now(wanted.at)
+            found = self._store.timeline(owner, wanted, wanted.limit + 1)
+            entries = [
+                TimelineEntry(
+                    memory=memory,
+                    turns=turns,
+                    attention=current_attention(memory.attention, now, self._parts.attention),
+                )
+                for memory, turns in found[: wanted.limit]
+            ]
+            last = entries[-1].memory if len(found) > wanted.limit else None
+            cursor = None if last is None else f"{last.created_at.isoformat()} {last.id}"
+            return TimelinePage(owner=owner, at=now, entries=entries, next=cursor)
+
+    def neighbourhood(
+        self, owner: str, node_id: str, *, label: str = "Memory"
+    ) -> NodeNeighbourhood:
+        """A node (a memory unless `label` says Turn, Event or Impression), its neighbours, edges.
+
+        Every node one edge away from it, by label and id, and those edges; memories without
+        their embeddings. Empty when the owner has no such node. No model call, no change.
+        """
+        with self._telemetry.verb("neighbourhood", owner):
+            checked(check_owner, owner)
+            wanted = options_of(NodeWanted, node_id=node_id, label=label)
+            graph = self._store.neighbourhood(owner, wanted.label, wanted.node_id)
+            return NodeNeighbourhood(
+                owner=owner,
+                node_id=wanted.node_id,
+                label=wanted.label,
+                turns=[node for node in graph.nodes if isinstance(node, Turn)],
+                memories=[node for node in graph.nodes if isinstance(node, Memory)],
+                events=[node for node in graph.nodes if isinstance(node, Event)],
+                impressions=[node for node in graph.nodes if isinstance(node, Impression)],
+                links=[link for _source, _target, link in graph.links],
+            )
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""

@@ -28,6 +28,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from http import HTTPStatus
+from pathlib import Path
 from typing import Annotated, Any
 
 from graphmem.errors import ConfigurationError
@@ -37,6 +38,7 @@ try:
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse, StreamingResponse
     from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+    from fastapi.staticfiles import StaticFiles
     from fastapi_offline import FastAPIOffline
     from starlette.exceptions import HTTPException as StarletteHTTPException
 except ModuleNotFoundError as missing:
@@ -59,6 +61,8 @@ from graphmem.contract import (
     Limit,
     MessageRef,
     NewKey,
+    NodeNeighbourhood,
+    NodeWanted,
     Observation,
     ObserveMany,
     ObserveOne,
@@ -67,7 +71,10 @@ from graphmem.contract import (
     Recall,
     RecallQuestion,
     Records,
+    ServedRequest,
     SleepReport,
+    TimelinePage,
+    TimelineWanted,
     TurnsWanted,
     When,
     error_answer,
@@ -75,7 +82,18 @@ from graphmem.contract import (
     status_of,
 )
 from graphmem.errors import GraphMemError, InvalidInputError
-from graphmem.gate import DOCS_ASSETS, Answers, Gate, Hosts, KeyChecks, Limits, Perimeter
+from graphmem.gate import (
+    CONSOLE_PATH,
+    DOCS_ASSETS,
+    REQUESTS_KEPT,
+    Answers,
+    Gate,
+    Hosts,
+    KeyChecks,
+    Limits,
+    Perimeter,
+    RequestLog,
+)
 from graphmem.keys import ApiKey
 from graphmem.mcp_server import http_app
 from graphmem.model import Memory, Turn
@@ -83,6 +101,8 @@ from graphmem.serving import opened, run
 
 log = logging.getLogger("graphmem.server")
 
+CONSOLE_FILES = Path(__file__).parent / "console"
+"""The console's page, script and style, inside the package (it works offline)."""
 RETRY_AFTER_SECONDS = 5
 """What `Retry-After` says when the store cannot be reached."""
 
@@ -161,6 +181,7 @@ Admin = Depends(_admin)
 service = APIRouter(tags=["service"])
 owners = APIRouter(prefix="/v1/owners", tags=["memory"])
 keys = APIRouter(prefix="/v1/keys", tags=["keys"], dependencies=[Admin])
+requests_log = APIRouter(prefix="/v1/requests", tags=["service"], dependencies=[Admin])
 
 
 @service.get("/healthz")
@@ -272,6 +293,22 @@ async def turns(
     return await memory.turns(owner, session=wanted.session, last=wanted.last)
 
 
+@owners.get("/{owner}/timeline")
+async def timeline(
+    owner: Owner, memory: Served, wanted: Annotated[TimelineWanted, Query()]
+) -> TimelinePage:
+    """GraphMem.timeline: a page of the owner's memories, newest first; `next` reads on."""
+    return await memory.timeline(owner, **wanted.model_dump())
+
+
+@owners.get("/{owner}/neighbourhood")
+async def neighbourhood(
+    owner: Owner, memory: Served, wanted: Annotated[NodeWanted, Query()]
+) -> NodeNeighbourhood:
+    """GraphMem.neighbourhood: a node, every node one edge away and those edges."""
+    return await memory.neighbourhood(owner, wanted.node_id, label=wanted.label)
+
+
 @owners.post("/{owner}/forget")
 async def forget(owner: Owner, memory: Served) -> GraphCounts:
     """GraphMem.forget: delete everything of this owner."""
@@ -337,6 +374,18 @@ async def create_key(body: KeyRequest, memory: Served) -> NewKey:
 async def list_keys(memory: Served) -> list[KeyInfo]:
     """Every key, without its secret or its hash (admin only)."""
     return await memory.list_keys()
+
+
+@requests_log.get("")
+async def request_log(
+    request: Request, limit: Annotated[int, Query(ge=1, le=REQUESTS_KEPT)] = 100
+) -> list[ServedRequest]:
+    """The latest requests this server answered, newest first (admin only): no body, no key.
+
+    It keeps the latest thousand since it started: route, owner, status, milliseconds, id.
+    """
+    log: RequestLog = request.app.state.requests
+    return log.latest(limit)
 
 
 @keys.post(
@@ -437,8 +486,10 @@ def create_app(
     app.state.memory = memory
     app.state.checks = checks
     app.state.limits = limits
-    for router in (service, owners, keys):
+    app.state.requests = RequestLog()
+    for router in (service, owners, keys, requests_log):
         app.include_router(router)
+    app.mount(CONSOLE_PATH, StaticFiles(directory=CONSOLE_FILES, html=True), name="console")
     app.router.routes.extend(tools.routes)  # POST /mcp, as `graphmem mcp --transport http` has
     # Starlette's, of which FastAPI's is a kind: the router's 404 and 405, the body parser's 400.
     app.add_exception_handler(StarletteHTTPException, _refused)
@@ -452,7 +503,9 @@ def create_app(
         hosts=hosts,
         trusted_proxies=perimeter.trusted_proxies,
     )
-    app.add_middleware(Answers)  # outermost: every answer, a refusal included, has its id
+    app.add_middleware(
+        Answers, requests=app.state.requests
+    )  # outermost: every answer, a refusal included, has its id
     return app
 
 

@@ -26,9 +26,11 @@ from graphmem.contract import (
     Lesson,
     Limit,
     MessageRef,
+    NodeWanted,
     ObserveMany,
     ObserveOne,
     RecallQuestion,
+    TimelineWanted,
     TurnsWanted,
     When,
     error_of,
@@ -54,6 +56,8 @@ VERB_OPTIONS: dict[str, type[BaseModel]] = {
     "forget_message": MessageRef,
     "complete_pending": Limit,
     "turns": TurnsWanted,
+    "timeline": TimelineWanted,
+    "neighbourhood": NodeWanted,
 }
 """The verbs whose keywords are a contract model's fields, one for one."""
 NOT_OPTIONS = {"self", "owner", "progress"}
@@ -99,6 +103,8 @@ SERVER_OPTIONS: dict[tuple[str, str], type[BaseModel]] = {
     ("post", "forget_message"): MessageRef,
     ("post", "complete_pending"): Limit,
     ("get", "turns"): TurnsWanted,
+    ("get", "timeline"): TimelineWanted,
+    ("get", "neighbourhood"): NodeWanted,
     ("get", "health"): When,
     ("get", "profile"): When,
 }
@@ -141,6 +147,8 @@ CLI_OPTIONS: dict[str, type[BaseModel]] = {
     "recall": RecallQuestion,
     "learn": Lesson,
     "turns": TurnsWanted,
+    "timeline": TimelineWanted,
+    "neighbourhood": NodeWanted,
     "complete-pending": Limit,
     "keys create": KeyRequest,
 }

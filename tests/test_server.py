@@ -206,6 +206,28 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
             InvalidInputError, match=r"^last: Input should be greater than or equal to 0"
         ):
             client.turns(owner, session="", last=-1)
+        page = client.timeline(owner, kinds=["observation"], limit=2, at=later)
+        assert {entry.memory.text for entry in page.entries} == {
+            "Someone left milk on my desk.",
+            "I moved to Lyon.",
+        }
+        assert page.next is not None
+        rest = client.timeline(owner, kinds=["observation"], before=page.next, at=later)
+        assert [entry.memory.text for entry in rest.entries] == ["I'm allergic to milk."]
+        assert [turn.id for turn in rest.entries[0].turns] == ["m1"]
+        assert rest.next is None
+        milk = client.timeline(owner, contains="MILK", tiers=[0], since=later)
+        assert [entry.memory.text for entry in milk.entries] == ["Someone left milk on my desk."]
+        with pytest.raises(InvalidInputError, match=r"^before: .*a page's `next`"):
+            client.timeline(owner, before="page two")
+        around = client.neighbourhood(owner, "m1", label="Turn")
+        assert [turn.id for turn in around.turns] == ["m1", "m2"]  # m1, then m2 NEXT to it
+        assert ("NEXT", "m1", "m2") in {
+            (link.type, link.source, link.target) for link in around.links
+        }
+        allergy = around.memories[0]
+        assert (allergy.text, allergy.embedding) == ("I'm allergic to milk.", None)
+        assert client.neighbourhood(owner, allergy.id).turns == around.turns[:1]
         assert owner in client.owners()
         assert served.ben not in client.owners()
         slept = client.consolidate(owner, at=later + timedelta(hours=8))
@@ -442,6 +464,40 @@ def test_keys_are_managed_by_admin_keys_and_a_revoked_key_is_refused(served: Ser
         assert made.secret not in listed_by_cli.stdout
     else:  # the embedded store is the server's alone while it runs
         assert "open in another process" in listed_by_cli.stderr
+
+
+def test_the_console_is_served_to_anyone_and_the_request_log_to_admins_only(
+    served: Served,
+) -> None:
+    alice = {"Authorization": f"Bearer {served.alice}"}
+    admin = {"Authorization": f"Bearer {served.admin}"}
+    owner = f"{served.team}logged"
+    with httpx.Client(base_url=served.url, timeout=60) as http:
+        page = http.get("/console/")  # no key: the page asks for one
+        assert page.status_code == 200
+        assert 'src="console.js"' in page.text
+        policy = page.headers["content-security-policy"]
+        assert "script-src 'self'" in policy
+        assert "frame-ancestors 'none'" in policy
+        assert http.get("/console/console.js").status_code == 200
+        assert http.get(f"/v1/owners/{owner}/statistics", headers=alice).status_code == 200
+        assert http.get("/v1/requests", headers=alice).status_code == 403
+        assert http.get("/v1/requests").status_code == 401
+        log = http.get("/v1/requests", headers=admin, params={"limit": 5})
+        assert log.status_code == 200
+        entries = log.json()
+        assert len(entries) == 5
+        assert "content-security-policy" not in log.headers
+    newest = [(entry["method"], entry["path"], entry["status"]) for entry in entries[:3]]
+    assert newest == [
+        ("GET", "/v1/requests", 401),
+        ("GET", "/v1/requests", 403),
+        ("GET", f"/v1/owners/{owner}/statistics", 200),
+    ]
+    assert entries[2]["owner"] == owner
+    assert entries[2]["milliseconds"] >= 0
+    assert served.alice not in log.text
+    assert served.admin not in log.text
 
 
 def test_errors_name_the_problem_with_a_status_a_client_can_act_on(served: Served) -> None:

@@ -58,6 +58,8 @@ COMMANDS: dict[str, Command] = {
     "health": reading.run_health,
     "profile": reading.run_profile,
     "turns": reading.run_turns,
+    "timeline": reading.run_timeline,
+    "neighbourhood": reading.run_neighbourhood,
     "learn": upkeep.run_learn,
     "retier": upkeep.run_retier,
     "complete-pending": upkeep.run_complete_pending,

@@ -16,7 +16,16 @@ from graphmem import __version__
 from graphmem.cli.options import add_options
 from graphmem.cli.times import AT_EXAMPLE, moment
 from graphmem.config import user_store_file
-from graphmem.contract import LEASE, KeyRequest, Lesson, Limit, RecallQuestion, TurnsWanted
+from graphmem.contract import (
+    LEASE,
+    KeyRequest,
+    Lesson,
+    Limit,
+    NodeWanted,
+    RecallQuestion,
+    TimelineWanted,
+    TurnsWanted,
+)
 from graphmem.demo import default_language
 from graphmem.demo_story import LANGUAGES
 from graphmem.memory import OBSERVE_CHUNK
@@ -244,7 +253,7 @@ def add_consolidate(commands: Commands, shared: SharedFlags) -> None:
 
 
 def add_reading(commands: Commands, shared: SharedFlags) -> None:
-    """Add the stats, owners, health, profile and turns commands and their arguments."""
+    """Add the stats, owners, health, profile, turns, timeline and neighbourhood commands."""
     stats = commands.add_parser(
         "stats", parents=[shared.owned], help="nodes per label, memories per tier, belief histogram"
     )
@@ -270,6 +279,20 @@ def add_reading(commands: Commands, shared: SharedFlags) -> None:
     )
     add_options(turns, TurnsWanted)
     turns.add_argument("--json", action="store_true", help="print the turns as a JSON list")
+    timeline = commands.add_parser(
+        "timeline",
+        parents=[shared.owned, shared.timed],
+        help="the owner's memories newest first, a page at a time, with their turns and attention",
+    )
+    add_options(timeline, TimelineWanted)
+    timeline.add_argument("--json", action="store_true", help="print the page as JSON")
+    neighbourhood = commands.add_parser(
+        "neighbourhood",
+        parents=[shared.owned],
+        help="a memory (or turn, event, impression), every node one edge away, and those edges",
+    )
+    add_options(neighbourhood, NodeWanted)
+    neighbourhood.add_argument("--json", action="store_true", help="print it as JSON")
 
 
 def add_upkeep(commands: Commands, shared: SharedFlags) -> None:

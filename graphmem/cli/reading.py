@@ -15,7 +15,7 @@ from graphmem.cli.printers import (
     say_unknown_owner,
 )
 from graphmem.config import Settings
-from graphmem.contract import RecallQuestion, TurnsWanted
+from graphmem.contract import NodeWanted, RecallQuestion, TimelineWanted, TurnsWanted
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
 from graphmem.model import check_text
@@ -138,3 +138,46 @@ def run_turns(settings: Settings, arguments: argparse.Namespace, out: TextIO) ->
         print(f"{turn.position:>5}  {when}  [{turn.id}] {turn.speaker}: {text}", file=out)
     if not turns:
         print(f"{owner} has no turns in session {session!r}", file=out)
+
+
+def run_timeline(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print a page of the owner's memories, newest first, and how to read the next (or JSON)."""
+    owner, given = arguments.owner, options_given(arguments, TimelineWanted)
+    with GraphMem.open(settings) as memory:
+        page = memory.timeline(owner, at=arguments.at, **given)
+    if arguments.json:
+        print(page.model_dump_json(), file=out)
+        return
+    for entry in page.entries:
+        found = entry.memory
+        when = found.created_at.strftime("%Y-%m-%d %H:%M")
+        said = f"{entry.turns[0].speaker}, " if entry.turns else ""
+        text = " ".join(found.text.split())
+        print(
+            f"{when}  [{found.id}] {said}{found.kind.value}, tier {int(found.tier)},"
+            f" attention {entry.attention:.2f}: {text}",
+            file=out,
+        )
+    if not page.entries:
+        print(f"{owner} has no memories on this page", file=out)
+    if page.next is not None:
+        print(f"more: --before '{page.next}'", file=out)
+
+
+def run_neighbourhood(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print a node, its neighbours one edge away and those edges (or JSON)."""
+    owner, wanted = arguments.owner, parsed(arguments, NodeWanted)
+    with GraphMem.open(settings) as memory:
+        around = memory.neighbourhood(owner, wanted.node_id, label=wanted.label)
+    if arguments.json:
+        print(around.model_dump_json(), file=out)
+        return
+    nodes = [*around.turns, *around.memories, *around.events, *around.impressions]
+    if not nodes:
+        print(f"{owner} has no {wanted.label} {wanted.node_id!r}", file=out)
+        return
+    for node in nodes:
+        label = type(node).__name__
+        print(f"{label} [{node.id}]: {' '.join(node.text.split())}", file=out)
+    for link in around.links:
+        print(f"  {link.source} -{link.type.value}-> {link.target}", file=out)

@@ -32,7 +32,9 @@ from graphmem.model import (
     Probability,
     SessionKey,
     Speaker,
+    Tier,
     Turn,
+    check_identifier,
     check_owner,
     check_text,
     keepable,
@@ -462,6 +464,109 @@ class TurnsWanted(BaseModel):
     session: str = Field("", description='the session; "" (default) for turns without one')
     last: Annotated[int, BeforeValidator(_not_a_truth_value)] | None = Field(
         None, ge=0, le=MAX_INTEGER, description="only the last this many; default: all"
+    )
+
+
+MAX_PAGE = 500
+"""The most memories a page of the timeline holds."""
+MAX_CONTAINS_CHARS = 200
+"""The longest text a timeline may be asked to find in its memories."""
+Since = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment),
+    Field(description="only memories made at or after this time (ISO 8601, UTC offset)"),
+]
+Until = Annotated[
+    datetime | None,
+    BeforeValidator(_iso_moment),
+    Field(description="only memories made before this time (ISO 8601, UTC offset)"),
+]
+
+
+def _cursor(value: object) -> object:
+    """Check that a cursor is a page's `next`: a time in ISO 8601, a space, a memory's id."""
+    if value is None:
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"must be a page's `next` (text), not {type(value).__name__}")
+    time, _space, memory_id = value.partition(" ")
+    try:
+        _iso_moment(time)
+        check_identifier(memory_id)
+    except ValueError:
+        raise ValueError(
+            f"must be a page's `next` (a time and a memory id), not {value[:80]!r}"
+        ) from None
+    return value
+
+
+class TimelineWanted(BaseModel):
+    """Which page of the owner's memories to read, newest first: each condition given holds.
+
+    `session` and `speaker`: one of the memory's source turns is of this session, or was said
+    by this speaker; `contains`: its text holds this text, case ignored; `before`: the `next`
+    of the page read before, for the page after it.
+    """
+
+    model_config = OPTIONS
+
+    kinds: list[MemoryKind] | None = Field(None, min_length=1, description="only these kinds")
+    tiers: list[Annotated[int, Field(ge=int(Tier.HOT), le=int(Tier.DEEP))]] | None = Field(
+        None, min_length=1, description="only these tiers (0 hot to 3 deep)"
+    )
+    session: SessionKey | None = Field(None, description="only memories of this session")
+    speaker: Speaker | None = Field(None, description="only memories this speaker said")
+    contains: str | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_CONTAINS_CHARS,
+        description="only memories whose text holds this (case ignored)",
+    )
+    since: Since = None
+    until: Until = None
+    at: GivenTime = Field(None, description="the time attention is read at; default: now")
+    before: Annotated[str | None, BeforeValidator(_cursor)] = Field(
+        None, description="the `next` of the page before; default: the newest page"
+    )
+    limit: Annotated[int, BeforeValidator(_not_a_truth_value)] = Field(
+        50, ge=1, le=MAX_PAGE, description="the most memories on the page"
+    )
+
+    @model_validator(mode="after")
+    def _some_time(self) -> Self:
+        """Refuse a stretch of time that holds no moment."""
+        if self.since is not None and self.until is not None and self.since >= self.until:
+            raise ValueError(f"since ({self.since}) must be before until ({self.until})")
+        return self
+
+    @property
+    def cursor(self) -> tuple[datetime, str] | None:
+        """The time and id of the last memory of the page before, if one was given."""
+        if self.before is None:
+            return None
+        time, _space, memory_id = self.before.partition(" ")
+        return datetime.fromisoformat(time), memory_id
+
+
+NODE_KINDS = ("Memory", "Turn", "Event", "Impression")
+"""The labels of the nodes whose neighbourhood can be read."""
+
+
+def _node_kind(label: str) -> str:
+    """Check that a label is one of NODE_KINDS."""
+    if label not in NODE_KINDS:
+        raise ValueError(f"must be one of {', '.join(NODE_KINDS)}, not {label[:40]!r}")
+    return label
+
+
+class NodeWanted(BaseModel):
+    """Which node's neighbourhood to read: its id, and its label (a memory's by default)."""
+
+    model_config = OPTIONS
+
+    node_id: Annotated[str, AfterValidator(check_identifier)] = Field(description="the node's id")
+    label: Annotated[str, AfterValidator(_node_kind)] = Field(
+        "Memory", description="what the node is: Memory, Turn, Event or Impression"
     )
 
 

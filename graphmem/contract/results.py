@@ -6,7 +6,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.contract.graph import GraphCounts, HealthCounts
-from graphmem.model import Memory, Moment, Owner, Turn
+from graphmem.model import Event, Impression, Link, Memory, Moment, Owner, Turn
 
 
 class Observation(BaseModel):
@@ -300,3 +300,61 @@ class NewKey(BaseModel):
 
     key: KeyInfo
     secret: str = Field(description="send as Authorization: Bearer <secret>; not kept")
+
+
+class TimelineEntry(BaseModel):
+    """A memory on a page of the timeline (its embedding left out), its turns, its attention."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    turns: list[Turn]
+    """The turns it came from (none for a conjecture or taught knowledge)."""
+    attention: float
+    """Its attention at the page's time."""
+
+
+class TimelinePage(BaseModel):
+    """A page of an owner's memories, newest first; `next` reads the page after it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    at: datetime
+    entries: list[TimelineEntry]
+    next: str | None
+    """Give it as `before` for the next page; None when this page is the last."""
+
+
+class NodeNeighbourhood(BaseModel):
+    """A node and every node one edge away from it, by label, with those edges.
+
+    Memories come without their embeddings. Empty (no nodes) when the owner has no such node.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    owner: str
+    node_id: str
+    label: str
+    turns: list[Turn]
+    memories: list[Memory]
+    events: list[Event]
+    impressions: list[Impression]
+    links: list[Link]
+    """The node's edges, each once, by type, source and target."""
+
+
+class ServedRequest(BaseModel):
+    """A request `graphmem serve` answered, as its request log keeps it: no body, no key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    method: str
+    path: str
+    owner: str | None
+    """The owner whose memory the path names, if it names one."""
+    status: int
+    milliseconds: float
+    request_id: str

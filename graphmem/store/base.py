@@ -16,6 +16,7 @@ from graphmem.contract import (
     MemoryFilter,
     OwnerGraph,
     StoreTraffic,
+    TimelineWanted,
     Woken,
 )
 from graphmem.keys import ApiKey
@@ -304,6 +305,22 @@ class Store(Protocol):
         """Count the owner's nodes per label, edges per type, memories per tier and belief.
 
         With them its tombstones.
+        """
+
+    def timeline(
+        self, owner: str, wanted: TimelineWanted, limit: int
+    ) -> list[tuple[Memory, list[Turn]]]:
+        """Up to `limit` of the owner's memories that `wanted` admits, without their embeddings.
+
+        Newest first, ties by id (the greater first), from just before `wanted.before`; each with
+        the turns it came from, oldest first. Memories of every kind, summaries and facts too.
+        """
+
+    def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:
+        """The node, every node one edge away from it and those edges, each once.
+
+        Edges by type, source and target; memories without their embeddings; no tombstones.
+        Empty if the owner has no such node.
         """
 
     def count_health(self, owner: str) -> HealthCounts:

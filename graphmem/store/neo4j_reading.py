@@ -1,18 +1,18 @@
-"""The Neo4j store's reads of an owner's graph: turns, profile sources, the export and counts."""
+"""The Neo4j store's reads of an owner's graph: turns, profile sources, export, counts, pages."""
 
 from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graphmem.contract import GraphCounts, HealthCounts, OwnerGraph, Tombstone
+from graphmem.contract import GraphCounts, HealthCounts, OwnerGraph, TimelineWanted, Tombstone
 from graphmem.mechanisms.profile import (
     ConjecturedImpression,
     EventNews,
     ProfileSources,
     SlotFact,
 )
-from graphmem.model import Link, Tier, Turn
+from graphmem.model import Link, Memory, Tier, Turn
 from graphmem.store.changes import Cause
 from graphmem.store.neo4j_connection import Neo4jConnection
 from graphmem.store.neo4j_properties import (
@@ -89,6 +89,48 @@ class Neo4jReading(Neo4jConnection):
             nodes=[NODE_READERS[item["label"]](item["node"]) for item in row["nodes"]],
             links=[_labelled_link_from(link) for link in row["links"]],
             tombstones=[Tombstone(owner=owner, hash=hash) for hash in row["tombstones"]],
+        )
+
+    def timeline(
+        self, owner: str, wanted: TimelineWanted, limit: int
+    ) -> list[tuple[Memory, list[Turn]]]:
+        """Up to `limit` of the owner's memories `wanted` admits, newest first, with turns."""
+        before_at, before_id = wanted.cursor or (None, None)
+        parameters = {
+            "owner": owner,
+            "limit": limit,
+            "before_at": before_at,
+            "before_id": before_id,
+            "kinds": None if wanted.kinds is None else [kind.value for kind in wanted.kinds],
+            "tiers": None if wanted.tiers is None else [int(tier) for tier in wanted.tiers],
+            "since": wanted.since,
+            "until": wanted.until,
+            "contains": None if wanted.contains is None else wanted.contains.lower(),
+            "session": wanted.session,
+            "speaker": wanted.speaker,
+        }
+        rows = self._run(load_statement("timeline"), parameters, read=True)
+        return [
+            (memory_from(row["memory"]), [turn_from(turn) for turn in row["turns"]]) for row in rows
+        ]
+
+    def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:
+        """The node, every node one edge away from it and those edges (empty if none)."""
+        parameters = {"owner": owner, "label": label, "id": node_id}
+        rows = self._run(load_statement("neighbourhood"), parameters, read=True)
+        if not rows:
+            return OwnerGraph(nodes=[], links=[])
+        [row] = rows
+        neighbours = sorted(row["neighbours"], key=lambda item: (item["label"], item["node"]["id"]))
+        links = sorted(
+            map(_labelled_link_from, row["links"]),
+            key=lambda item: (item[2].type.value, item[2].source, item[2].target),
+        )
+        return OwnerGraph(
+            nodes=[
+                NODE_READERS[item["label"]](item["node"]) for item in [row["node"], *neighbours]
+            ],
+            links=links,
         )
 
     def owners(self) -> list[str]:

@@ -21,6 +21,7 @@ from graphmem.contract import (
     MemoryFilter,
     OwnerGraph,
     StoreTraffic,
+    TimelineWanted,
     Tombstone,
     Woken,
     tombstone_hash,
@@ -34,6 +35,7 @@ from graphmem.mechanisms.profile import ProfileSources
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import Embedding, Event, Link, Memory, Node, Tier, Turn
 from graphmem.store import networkx_appliers as appliers
+from graphmem.store import networkx_browsing as browsing
 from graphmem.store import networkx_census as census
 from graphmem.store import networkx_searches as searches
 from graphmem.store import networkx_trails as trails
@@ -511,6 +513,18 @@ class NetworkXStore:
             sunk, moves = writes.retier(self._graph, owner, now, attention=attention, tiers=tiers)
             self._put(sunk)
             return moves
+
+    def timeline(
+        self, owner: str, wanted: TimelineWanted, limit: int
+    ) -> list[tuple[Memory, list[Turn]]]:
+        """Up to `limit` of the owner's memories `wanted` admits, newest first, with turns."""
+        with self._lock:
+            return browsing.timeline(self._graph, owner, wanted, limit)
+
+    def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:
+        """The node, every node one edge away from it and those edges (empty if none)."""
+        with self._lock:
+            return browsing.neighbourhood(self._graph, owner, label, node_id)
 
     def count_graph(self, owner: str) -> GraphCounts:
         """Count the owner's nodes per label, edges per type, memories per tier and belief.

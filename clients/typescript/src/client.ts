@@ -66,6 +66,19 @@ export type When = Schemas['When'];
 export type Limit = Schemas['Limit'];
 /** Which turns to read: a session's, the last `last` of them if given. */
 export type TurnsQuery = operations['turns_v1_owners__owner__turns_get']['parameters']['query'];
+/** Which page of the timeline to read: conditions, the page before's `next`, how many. */
+export type TimelineQuery = NonNullable<
+  operations['timeline_v1_owners__owner__timeline_get']['parameters']['query']
+>;
+/** Which node's neighbourhood to read: its id, and its label (Memory by default). */
+export type NeighbourhoodQuery =
+  operations['neighbourhood_v1_owners__owner__neighbourhood_get']['parameters']['query'];
+/** A page of an owner's memories, newest first. */
+export type TimelinePage = Schemas['TimelinePage'];
+/** A node, every node one edge away, and those edges. */
+export type NodeNeighbourhood = Schemas['NodeNeighbourhood'];
+/** A request the server answered, as its request log keeps it. */
+export type ServedRequest = Schemas['ServedRequest'];
 
 /** How a client reaches the server and how patiently. */
 export interface ClientOptions {
@@ -79,11 +92,14 @@ export interface ClientOptions {
   backoff?: number | undefined;
 }
 
+/** A value of a query parameter; a list of them is sent as the parameter repeated. */
+type Scalar = string | number | boolean;
+
 /** One request of a verb, whether repeating it changes nothing more, and how to read its answer. */
 interface Call<T> {
   method: 'GET' | 'POST';
   path: string;
-  query?: Record<string, string | number | null | undefined> | undefined;
+  query?: Record<string, Scalar | Scalar[] | null | undefined> | undefined;
   body?: unknown;
   idempotent: boolean;
   read: (text: string) => T;
@@ -245,6 +261,16 @@ export class GraphMemClient {
     return this.get(ownerPath(owner, 'turns'), query);
   }
 
+  /** GraphMem.timeline: a page of the owner's memories, newest first; its `next` reads on. */
+  timeline(owner: string, query: TimelineQuery = {}): Promise<TimelinePage> {
+    return this.get(ownerPath(owner, 'timeline'), query);
+  }
+
+  /** GraphMem.neighbourhood: a node (a memory by default), every node one edge away, the edges. */
+  neighbourhood(owner: string, query: NeighbourhoodQuery): Promise<NodeNeighbourhood> {
+    return this.get(ownerPath(owner, 'neighbourhood'), query);
+  }
+
   /** GraphMem.health: what needs attention in this owner's memory. */
   health(owner: string, query: When = {}): Promise<Health> {
     return this.get(ownerPath(owner, 'health'), query);
@@ -285,6 +311,11 @@ export class GraphMemClient {
   /** GraphMem.list_keys (an admin key's): every key, without its secret. */
   listKeys(): Promise<KeyInfo[]> {
     return this.get('/v1/keys');
+  }
+
+  /** The server's request log (an admin key's): the latest requests, newest first. */
+  requestLog(query: Limit = {}): Promise<ServedRequest[]> {
+    return this.get('/v1/requests', query);
   }
 
   /** GraphMem.revoke_key (an admin key's): the key revoked, undefined if there is no such key. */
@@ -328,7 +359,9 @@ export class GraphMemClient {
   private async attempt(call: Call<unknown>): Promise<Answered> {
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries(call.query ?? {})) {
-      if (value != null) search.append(name, String(value));
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item != null) search.append(name, String(item));
+      }
     }
     const query = String(search);
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);
@@ -410,6 +443,8 @@ export const OPERATIONS = {
   forget_message_v1_owners__owner__forget_message_post: 'forgetMessage',
   forget_v1_owners__owner__forget_post: 'forget',
   turns_v1_owners__owner__turns_get: 'turns',
+  timeline_v1_owners__owner__timeline_get: 'timeline',
+  neighbourhood_v1_owners__owner__neighbourhood_get: 'neighbourhood',
   health_v1_owners__owner__health_get: 'health',
   profile_v1_owners__owner__profile_get: 'profile',
   statistics_v1_owners__owner__statistics_get: 'statistics',
@@ -418,4 +453,5 @@ export const OPERATIONS = {
   create_key_v1_keys_post: 'createKey',
   list_keys_v1_keys_get: 'listKeys',
   revoke_key_v1_keys__key_id__revoke_post: 'revokeKey',
+  request_log_v1_requests_get: 'requestLog',
 } as const satisfies Record<keyof operations, keyof GraphMemClient>;

@@ -249,6 +249,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/owners/{owner}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timeline
+         * @description GraphMem.timeline: a page of the owner's memories, newest first; `next` reads on.
+         */
+        get: operations["timeline_v1_owners__owner__timeline_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/owners/{owner}/neighbourhood": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Neighbourhood
+         * @description GraphMem.neighbourhood: a node, every node one edge away and those edges.
+         */
+        get: operations["neighbourhood_v1_owners__owner__neighbourhood_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/owners/{owner}/forget": {
         parameters: {
             query?: never;
@@ -415,6 +455,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Request Log
+         * @description The latest requests this server answered, newest first (admin only): no body, no key.
+         *
+         *     It keeps the latest thousand since it started: route, owner, status, milliseconds, id.
+         */
+        get: operations["request_log_v1_requests_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -514,6 +576,45 @@ export interface components {
             field?: string | null;
             /** Request Id */
             request_id: string;
+        };
+        /**
+         * Event
+         * @description A major event of the owner's life; its text is the storyline summary.
+         */
+        Event: {
+            /** Id */
+            id: string;
+            /** Owner */
+            owner: string;
+            /** Text */
+            text: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Category */
+            category: string;
+            /** Title */
+            title: string;
+            /**
+             * First At
+             * Format: date-time
+             */
+            first_at: string;
+            /**
+             * Last At
+             * Format: date-time
+             */
+            last_at: string;
+            /** Timeliness Days */
+            timeliness_days: number;
+            /** Importance */
+            importance: number;
+            attention: components["schemas"]["Attention"];
+            tier: components["schemas"]["Tier"];
+            /** Embedding */
+            embedding: number[];
         };
         /**
          * EvokedImpression
@@ -639,6 +740,36 @@ export interface components {
             first_conjecture_at: string | null;
             /** Last Conjecture At */
             last_conjecture_at: string | null;
+        };
+        /**
+         * Impression
+         * @description An inferred, possibly weak statement whose belief fades with its half-life.
+         */
+        Impression: {
+            /** Id */
+            id: string;
+            /** Owner */
+            owner: string;
+            /** Text */
+            text: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Belief */
+            belief: number;
+            /**
+             * Belief At
+             * Format: date-time
+             */
+            belief_at: string;
+            /** Half Life Days */
+            half_life_days: number;
+            /** Embedding */
+            embedding: number[];
+            /** Conjectured At */
+            conjectured_at?: string | null;
         };
         /**
          * KeyInfo
@@ -851,6 +982,30 @@ export interface components {
              * @description send as Authorization: Bearer <secret>; not kept
              */
             secret: string;
+        };
+        /**
+         * NodeNeighbourhood
+         * @description A node and every node one edge away from it, by label, with those edges.
+         *
+         *     Memories come without their embeddings. Empty (no nodes) when the owner has no such node.
+         */
+        NodeNeighbourhood: {
+            /** Owner */
+            owner: string;
+            /** Node Id */
+            node_id: string;
+            /** Label */
+            label: string;
+            /** Turns */
+            turns: components["schemas"]["Turn"][];
+            /** Memories */
+            memories: components["schemas"]["Memory"][];
+            /** Events */
+            events: components["schemas"]["Event"][];
+            /** Impressions */
+            impressions: components["schemas"]["Impression"][];
+            /** Links */
+            links: components["schemas"]["Link"][];
         };
         /**
          * Observation
@@ -1270,6 +1425,29 @@ export interface components {
             }[];
         };
         /**
+         * ServedRequest
+         * @description A request `graphmem serve` answered, as its request log keeps it: no body, no key.
+         */
+        ServedRequest: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Method */
+            method: string;
+            /** Path */
+            path: string;
+            /** Owner */
+            owner: string | null;
+            /** Status */
+            status: number;
+            /** Milliseconds */
+            milliseconds: number;
+            /** Request Id */
+            request_id: string;
+        };
+        /**
          * SleepReport
          * @description What one owner's sleep job did: items per step, model calls per task, wall time.
          *
@@ -1300,6 +1478,34 @@ export interface components {
          * @enum {integer}
          */
         Tier: 0 | 1 | 2 | 3;
+        /**
+         * TimelineEntry
+         * @description A memory on a page of the timeline (its embedding left out), its turns, its attention.
+         */
+        TimelineEntry: {
+            memory: components["schemas"]["Memory"];
+            /** Turns */
+            turns: components["schemas"]["Turn"][];
+            /** Attention */
+            attention: number;
+        };
+        /**
+         * TimelinePage
+         * @description A page of an owner's memories, newest first; `next` reads the page after it.
+         */
+        TimelinePage: {
+            /** Owner */
+            owner: string;
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Entries */
+            entries: components["schemas"]["TimelineEntry"][];
+            /** Next */
+            next: string | null;
+        };
         /**
          * Turn
          * @description A raw perceived item (a message, a tool result); immutable, the source of truth.
@@ -3031,6 +3237,292 @@ export interface operations {
             };
         };
     };
+    timeline_v1_owners__owner__timeline_get: {
+        parameters: {
+            query?: {
+                /** @description only these kinds */
+                kinds?: components["schemas"]["MemoryKind"][] | null;
+                /** @description only these tiers (0 hot to 3 deep) */
+                tiers?: number[] | null;
+                /** @description only memories of this session */
+                session?: string | null;
+                /** @description only memories this speaker said */
+                speaker?: string | null;
+                /** @description only memories whose text holds this (case ignored) */
+                contains?: string | null;
+                /** @description only memories made at or after this time (ISO 8601, UTC offset) */
+                since?: string | null;
+                /** @description only memories made before this time (ISO 8601, UTC offset) */
+                until?: string | null;
+                /** @description the time attention is read at; default: now */
+                at?: string | null;
+                /** @description the `next` of the page before; default: the newest page */
+                before?: string | null;
+                /** @description the most memories on the page */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                owner: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimelinePage"];
+                };
+            };
+            /** @description bad input; the message names the field (or two Authorization headers) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description no key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the key may not touch this owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the input contradicts what is stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body is too large, or a batch has too many messages */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request does not fit its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the model endpoint failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the store cannot be reached; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    neighbourhood_v1_owners__owner__neighbourhood_get: {
+        parameters: {
+            query: {
+                /** @description the node's id */
+                node_id: string;
+                /** @description what the node is: Memory, Turn, Event or Impression */
+                label?: string;
+            };
+            header?: never;
+            path: {
+                owner: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeNeighbourhood"];
+                };
+            };
+            /** @description bad input; the message names the field (or two Authorization headers) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description no key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the key may not touch this owner */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the input contradicts what is stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body is too large, or a batch has too many messages */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request does not fit its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the model endpoint failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the store cannot be reached; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
     forget_v1_owners__owner__forget_post: {
         parameters: {
             query?: never;
@@ -4130,6 +4622,136 @@ export interface operations {
             };
             /** @description no such key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body did not arrive in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the input contradicts what is stored */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request body is too large, or a batch has too many messages */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the body is not sent as application/json (or, on an open server, no key and no JSON) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the Host header does not name this server */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the request does not fit its schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description too many requests, or requests in progress, for this key; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the model endpoint failed */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the store cannot be reached; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+        };
+    };
+    request_log_v1_requests_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServedRequest"][];
+                };
+            };
+            /** @description bad input; the message names the field (or two Authorization headers) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description no key, or an unknown or revoked one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorAnswer"];
+                };
+            };
+            /** @description the key may not touch this owner */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
