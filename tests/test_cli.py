@@ -849,3 +849,35 @@ def test_the_command_line_starts_without_the_servers_modules() -> None:
         check=True,
     )
     assert loaded.stdout.strip() == "set()"
+
+
+def test_the_timeline_pages_on_with_the_line_it_prints_and_neighbourhood_follows_a_turn(
+    tmp_path: Path,
+) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    file = tmp_path / "messages.jsonl"
+    file.write_text("".join(json.dumps(message) + "\n" for message in MESSAGES))
+    assert cli(where, "observe", "--owner", "ann", str(file)).returncode == 0
+    at = ["--at", "2026-03-03T09:00:00+00:00"]
+    first = cli(where, "timeline", "--owner", "ann", "--kind", "observation", "--limit", "2", *at)
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    assert [line.rsplit(": ", 1)[-1] for line in lines[:2]] == [
+        "My throat hurts.",
+        "We adopted a cat named Miso.",
+    ]
+    more = lines[2].removeprefix("more: --before '").removesuffix("'")
+    rest = cli(
+        where, "timeline", "--owner", "ann", "--kind", "observation", "--before", more, "--json"
+    )
+    assert rest.returncode == 0, rest.stderr
+    page = json.loads(rest.stdout)
+    assert [entry["memory"]["text"] for entry in page["entries"]] == ["I'm allergic to milk."]
+    assert page["next"] is None
+    around = cli(where, "neighbourhood", "--owner", "ann", "--node-id", "m1", "--label", "Turn")
+    assert around.returncode == 0, around.stderr
+    assert around.stdout.startswith("Turn [m1]: I'm allergic to milk.\n")
+    assert "-FROM-> m1" in around.stdout
+    refused = cli(where, "timeline", "--owner", "ann", "--tier", "9")
+    assert refused.returncode != 0
+    assert "tiers" in refused.stderr

@@ -144,7 +144,7 @@ def run_timeline(settings: Settings, arguments: argparse.Namespace, out: TextIO)
     """Print a page of the owner's memories, newest first, and how to read the next (or JSON)."""
     owner, given = arguments.owner, options_given(arguments, TimelineWanted)
     with GraphMem.open(settings) as memory:
-        page = memory.timeline(owner, at=arguments.at, **given)
+        page = memory.timeline(owner, **given)
     if arguments.json:
         print(page.model_dump_json(), file=out)
         return
