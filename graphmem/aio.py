@@ -28,9 +28,11 @@ from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
 from graphmem.contract import (
     LEASE,
+    EventEntry,
     Forgotten,
     GraphCounts,
     Health,
+    ImpressionEntry,
     KeyInfo,
     NewKey,
     NightProgress,
@@ -259,6 +261,14 @@ class AsyncGraphMem:
     ) -> NodeNeighbourhood:
         """GraphMem.neighbourhood, awaitable."""
         return await self._run(self.memory.neighbourhood, owner, node_id, label=label)
+
+    async def events(self, owner: str, *, at: datetime | None = None) -> list[EventEntry]:
+        """GraphMem.events, awaitable."""
+        return await self._run(self.memory.events, owner, at=at)
+
+    async def impressions(self, owner: str, *, at: datetime | None = None) -> list[ImpressionEntry]:
+        """GraphMem.impressions, awaitable."""
+        return await self._run(self.memory.impressions, owner, at=at)
 
     async def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, awaitable."""

@@ -36,9 +36,11 @@ import httpx
 from pydantic import BaseModel, TypeAdapter
 
 from graphmem.contract import (
+    EventEntry,
     Forgotten,
     GraphCounts,
     Health,
+    ImpressionEntry,
     KeyInfo,
     KeyRequest,
     Lesson,
@@ -381,6 +383,17 @@ class GraphMemClient(_Client):
         wanted = options_of(NodeWanted, node_id=node_id, label=label)
         return self._do(Calls.neighbourhood(owner, wanted))
 
+    def events(self, owner: str, *, at: datetime | None = None) -> list[EventEntry]:
+        """GraphMem.events, over HTTP."""
+        when = _body(options_of(When, at=at))
+        return self._do(Calls.get(_owner_path(owner, "events"), _reader(list[EventEntry]), when))
+
+    def impressions(self, owner: str, *, at: datetime | None = None) -> list[ImpressionEntry]:
+        """GraphMem.impressions, over HTTP."""
+        when = _body(options_of(When, at=at))
+        read = _reader(list[ImpressionEntry])
+        return self._do(Calls.get(_owner_path(owner, "impressions"), read, when))
+
     def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, over HTTP."""
         return self._do(Calls.get(_owner_path(owner, "statistics"), _reader(GraphCounts)))
@@ -597,6 +610,18 @@ class AsyncGraphMemClient(_Client):
         """GraphMem.neighbourhood, over HTTP, awaitable."""
         wanted = options_of(NodeWanted, node_id=node_id, label=label)
         return await self._do(Calls.neighbourhood(owner, wanted))
+
+    async def events(self, owner: str, *, at: datetime | None = None) -> list[EventEntry]:
+        """GraphMem.events, over HTTP, awaitable."""
+        when = _body(options_of(When, at=at))
+        read = _reader(list[EventEntry])
+        return await self._do(Calls.get(_owner_path(owner, "events"), read, when))
+
+    async def impressions(self, owner: str, *, at: datetime | None = None) -> list[ImpressionEntry]:
+        """GraphMem.impressions, over HTTP, awaitable."""
+        when = _body(options_of(When, at=at))
+        read = _reader(list[ImpressionEntry])
+        return await self._do(Calls.get(_owner_path(owner, "impressions"), read, when))
 
     async def statistics(self, owner: str) -> GraphCounts:
         """GraphMem.statistics, over HTTP, awaitable."""

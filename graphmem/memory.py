@@ -18,9 +18,11 @@ from graphmem.cognition.base import Cognition
 from graphmem.config import Settings
 from graphmem.contract import (
     LEASE,
+    EventEntry,
     Forgotten,
     GraphCounts,
     Health,
+    ImpressionEntry,
     Limit,
     NightProgress,
     NightReport,
@@ -54,8 +56,8 @@ from graphmem.inputs import (
 from graphmem.key_verbs import KeyVerbs
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy
-from graphmem.mechanisms.events import SummaryPolicy
-from graphmem.mechanisms.impressions import ImpressionPolicy
+from graphmem.mechanisms.events import SummaryPolicy, is_open
+from graphmem.mechanisms.impressions import ImpressionPolicy, decayed_belief
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
@@ -426,6 +428,46 @@ class GraphMem(KeyVerbs):
                 impressions=[node for node in graph.nodes if isinstance(node, Impression)],
                 links=[link for _source, _target, link in graph.links],
             )
+
+    def events(self, owner: str, *, at: datetime | None = None) -> list[EventEntry]:
+        """Every event of the owner, open or closed, its latest update first, as at `at` (now).
+
+        Each with its storyline (the event's text), the memories PART_OF it, until when news
+        joins it and whether it still would at `at`, and its attention then. No model call.
+        """
+        with self._telemetry.verb("events", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            return [
+                EventEntry(
+                    event=event,
+                    memories=memories,
+                    open_until=event.last_at + timedelta(days=event.timeliness_days),
+                    open=is_open(event, now),
+                    attention=current_attention(event.attention, now, self._parts.attention),
+                )
+                for event, memories in self._store.events(owner)
+            ]
+
+    def impressions(self, owner: str, *, at: datetime | None = None) -> list[ImpressionEntry]:
+        """Every impression of the owner with its belief at `at` (now), strongest first.
+
+        Each with the memories it was inferred from (cues) and the conjectures it made counted;
+        its belief halves every half-life from when it was set. No model call, no change.
+        """
+        with self._telemetry.verb("impressions", owner):
+            checked(check_owner, owner)
+            now = moment_or_now(at)
+            entries = [
+                ImpressionEntry(
+                    impression=impression,
+                    belief=decayed_belief(impression, now),
+                    cues=cues,
+                    conjectures=conjectures,
+                )
+                for impression, cues, conjectures in self._store.impressions(owner)
+            ]
+            return sorted(entries, key=lambda entry: (-entry.belief, entry.impression.id))
 
     def statistics(self, owner: str) -> GraphCounts:
         """One owner's nodes per label, edges per type, memories per tier and belief."""

@@ -52,9 +52,11 @@ from graphmem.config import Settings
 from graphmem.contract import (
     STATUSES,
     ErrorAnswer,
+    EventEntry,
     Forgotten,
     GraphCounts,
     Health,
+    ImpressionEntry,
     KeyInfo,
     KeyRequest,
     Lesson,
@@ -325,6 +327,20 @@ async def health(owner: Owner, memory: Served, when: Annotated[When, Query()]) -
 async def profile(owner: Owner, memory: Served, when: Annotated[When, Query()]) -> Profile:
     """GraphMem.profile: who the user is now, as the memory believes (no model call)."""
     return await memory.profile(owner, at=when.at)
+
+
+@owners.get("/{owner}/events")
+async def events(owner: Owner, memory: Served, when: Annotated[When, Query()]) -> list[EventEntry]:
+    """GraphMem.events: every event of the owner, open or closed, latest update first."""
+    return await memory.events(owner, at=when.at)
+
+
+@owners.get("/{owner}/impressions")
+async def impressions(
+    owner: Owner, memory: Served, when: Annotated[When, Query()]
+) -> list[ImpressionEntry]:
+    """GraphMem.impressions: every impression of the owner, its belief now, strongest first."""
+    return await memory.impressions(owner, at=when.at)
 
 
 @owners.get("/{owner}/statistics")

@@ -881,3 +881,22 @@ def test_the_timeline_pages_on_with_the_line_it_prints_and_neighbourhood_follows
     refused = cli(where, "timeline", "--owner", "ann", "--tier", "9")
     assert refused.returncode != 0
     assert "tiers" in refused.stderr
+
+
+def test_events_and_impressions_list_what_the_sleep_job_and_the_cues_made(tmp_path: Path) -> None:
+    where = ["--path", str(tmp_path / "graph.json")]
+    file = tmp_path / "messages.jsonl"
+    file.write_text("".join(json.dumps(message) + "\n" for message in MESSAGES))
+    assert cli(where, "observe", "--owner", "ann", str(file)).returncode == 0
+    slept = cli(where, "consolidate", "--owner", "ann", "--at", "2026-03-03T09:00:00+00:00")
+    assert slept.returncode == 0, slept.stderr
+    exported = json.loads(cli(where, "stats", "--owner", "ann", "--json").stdout)
+    assert exported["nodes"]["Event"] > 0
+    events = cli(where, "events", "--owner", "ann", "--json")
+    assert events.returncode == 0, events.stderr
+    assert len(json.loads(events.stdout)) == exported["nodes"]["Event"]
+    impressions = cli(where, "impressions", "--owner", "ann", "--json")
+    assert impressions.returncode == 0, impressions.stderr
+    assert len(json.loads(impressions.stdout)) == exported["nodes"]["Impression"]
+    plain = cli(where, "events", "--owner", "nobody")
+    assert plain.stdout == "nobody has no events\n"

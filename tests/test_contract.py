@@ -58,6 +58,8 @@ VERB_OPTIONS: dict[str, type[BaseModel]] = {
     "turns": TurnsWanted,
     "timeline": TimelineWanted,
     "neighbourhood": NodeWanted,
+    "events": When,
+    "impressions": When,
 }
 """The verbs whose keywords are a contract model's fields, one for one."""
 NOT_OPTIONS = {"self", "owner", "progress"}
@@ -105,6 +107,8 @@ SERVER_OPTIONS: dict[tuple[str, str], type[BaseModel]] = {
     ("get", "turns"): TurnsWanted,
     ("get", "timeline"): TimelineWanted,
     ("get", "neighbourhood"): NodeWanted,
+    ("get", "events"): When,
+    ("get", "impressions"): When,
     ("get", "health"): When,
     ("get", "profile"): When,
 }

@@ -247,6 +247,16 @@ def test_a_key_reaches_its_owners_memory_through_every_verb(served: Served) -> N
             "allergy: milk": "I'm allergic to milk.",
             "home": "I moved to Lyon.",
         }
+        stored = client.export(owner).nodes
+        events = client.events(owner, at=later + timedelta(hours=8))
+        assert {entry.event.id for entry in events} == {
+            node.id for node in stored if type(node).__name__ == "Event"
+        }
+        impressions = client.impressions(owner, at=later + timedelta(hours=8))
+        assert {entry.impression.id for entry in impressions} == {
+            node.id for node in stored if type(node).__name__ == "Impression"
+        }
+        assert all(entry.impression.embedding == [] for entry in impressions)
         assert client.complete_pending(owner) == 0  # none pending: the next test makes some
         client.learn(owner, "sore throat", "a cold", 0.7, at=later)
         assert client.statistics(owner).tiers == {0: 6, 1: 0, 2: 2, 3: 0}

@@ -1,4 +1,4 @@
-"""Reading an owner's memory page by page: the timeline and a node's neighbourhood, both stores."""
+"""Reading an owner's memory as the console does: timeline, neighbourhood, events, impressions."""
 
 from datetime import UTC, datetime, timedelta
 
@@ -6,7 +6,9 @@ import pytest
 
 from graphmem.errors import InvalidInputError
 from graphmem.memory import GraphMem
-from graphmem.model import LinkType, MemoryKind, Tier
+from graphmem.model import Event, Impression, LinkType, MemoryKind, Tier
+
+from .test_sleep_crash import JOB_AT, observe_all
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 SAID = [
@@ -125,3 +127,42 @@ def test_a_neighbourhood_holds_the_node_its_neighbours_and_their_edges(
 def test_a_bad_neighbourhood_is_named(memory: GraphMem, owner: str) -> None:
     with pytest.raises(InvalidInputError, match="label"):
         memory.neighbourhood(owner, "m0", label="Session")
+
+
+def test_events_and_impressions_are_listed_as_the_graph_holds_them(
+    memory: GraphMem, owner: str
+) -> None:
+    observe_all(memory, owner)
+    memory.consolidate(owner, at=JOB_AT)
+    graph = memory.export(owner)
+    stored_events = {node.id: node for node in graph.nodes if isinstance(node, Event)}
+    stored_impressions = {node.id: node for node in graph.nodes if isinstance(node, Impression)}
+    links = [link for _source, _target, link in graph.links]
+    assert stored_events  # the week's dialogue made events,
+    assert stored_impressions  # and its cues impressions
+    later = JOB_AT + timedelta(days=20)
+    events = memory.events(owner, at=later)
+    assert [entry.event.id for entry in events] == sorted(
+        stored_events, key=lambda key: (-stored_events[key].last_at.timestamp(), key)
+    )
+    for entry in events:
+        event = stored_events[entry.event.id]
+        assert entry.event == event.model_copy(update={"embedding": []})
+        part_of = [link for link in links if link.type is LinkType.PART_OF]
+        assert entry.memories == sum(link.target == event.id for link in part_of) > 0
+        assert entry.open == (later <= entry.open_until)
+    assert any(entry.open for entry in memory.events(owner, at=JOB_AT))
+    impressions = memory.impressions(owner, at=later)
+    assert {entry.impression.id for entry in impressions} == set(stored_impressions)
+    assert [entry.belief for entry in impressions] == sorted(
+        (entry.belief for entry in impressions), reverse=True
+    )
+    inferred = [link for link in links if link.type is LinkType.INFERRED_FROM]
+    for listed in impressions:
+        impression = stored_impressions[listed.impression.id]
+        assert listed.impression == impression.model_copy(update={"embedding": []})
+        assert listed.cues == sum(link.source == impression.id for link in inferred) > 0
+        assert listed.conjectures == sum(link.target == impression.id for link in inferred)
+        assert 0 < listed.belief < impression.belief  # faded since it was set
+    assert memory.events(owner + "-other") == []
+    assert memory.impressions(owner + "-other") == []

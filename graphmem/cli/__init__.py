@@ -60,6 +60,8 @@ COMMANDS: dict[str, Command] = {
     "turns": reading.run_turns,
     "timeline": reading.run_timeline,
     "neighbourhood": reading.run_neighbourhood,
+    "events": reading.run_events,
+    "impressions": reading.run_impressions,
     "learn": upkeep.run_learn,
     "retier": upkeep.run_retier,
     "complete-pending": upkeep.run_complete_pending,

@@ -253,7 +253,7 @@ def add_consolidate(commands: Commands, shared: SharedFlags) -> None:
 
 
 def add_reading(commands: Commands, shared: SharedFlags) -> None:
-    """Add the stats, owners, health, profile, turns, timeline and neighbourhood commands."""
+    """Add the commands that read an owner (stats, owners, health, profile, turns and the like)."""
     stats = commands.add_parser(
         "stats", parents=[shared.owned], help="nodes per label, memories per tier, belief histogram"
     )
@@ -293,6 +293,18 @@ def add_reading(commands: Commands, shared: SharedFlags) -> None:
     )
     add_options(neighbourhood, NodeWanted)
     neighbourhood.add_argument("--json", action="store_true", help="print it as JSON")
+    events = commands.add_parser(
+        "events",
+        parents=[shared.owned, shared.timed],
+        help="every event, open or closed, latest update first, with its storyline",
+    )
+    events.add_argument("--json", action="store_true", help="print the events as a JSON list")
+    impressions = commands.add_parser(
+        "impressions",
+        parents=[shared.owned, shared.timed],
+        help="every impression with its belief now, strongest first, its cues and conjectures",
+    )
+    impressions.add_argument("--json", action="store_true", help="print them as a JSON list")
 
 
 def add_upkeep(commands: Commands, shared: SharedFlags) -> None:

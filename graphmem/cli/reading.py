@@ -181,3 +181,44 @@ def run_neighbourhood(settings: Settings, arguments: argparse.Namespace, out: Te
         print(f"{label} [{node.id}]: {' '.join(node.text.split())}", file=out)
     for link in around.links:
         print(f"  {link.source} -{link.type.value}-> {link.target}", file=out)
+
+
+def run_events(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print every event of the owner: a line each, then its storyline (or JSON)."""
+    owner = arguments.owner
+    with GraphMem.open(settings) as memory:
+        entries = memory.events(owner, at=arguments.at)
+    if arguments.json:
+        print(json.dumps([entry.model_dump(mode="json") for entry in entries]), file=out)
+        return
+    for entry in entries:
+        event, state = entry.event, "open" if entry.open else "closed"
+        print(
+            f"[{event.id}] {event.title} ({event.category}, {state}, {entry.memories} memories,"
+            f" {event.first_at:%Y-%m-%d} to {event.last_at:%Y-%m-%d})",
+            file=out,
+        )
+        for line in event.text.strip().splitlines():
+            print(f"  {line}", file=out)
+    if not entries:
+        print(f"{owner} has no events", file=out)
+
+
+def run_impressions(settings: Settings, arguments: argparse.Namespace, out: TextIO) -> None:
+    """Print every impression of the owner with its belief now, a line each (or JSON)."""
+    owner = arguments.owner
+    with GraphMem.open(settings) as memory:
+        entries = memory.impressions(owner, at=arguments.at)
+    if arguments.json:
+        print(json.dumps([entry.model_dump(mode="json") for entry in entries]), file=out)
+        return
+    for entry in entries:
+        impression = entry.impression
+        print(
+            f"{entry.belief:.2f}  [{impression.id}] {impression.text} (half-life"
+            f" {impression.half_life_days:g} days, {entry.cues} cues,"
+            f" {entry.conjectures} conjectures)",
+            file=out,
+        )
+    if not entries:
+        print(f"{owner} has no impressions", file=out)

@@ -358,3 +358,33 @@ class ServedRequest(BaseModel):
     status: int
     milliseconds: float
     request_id: str
+
+
+class EventEntry(BaseModel):
+    """An event of the owner (its embedding left out), its size, and whether it is still open."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event: Event
+    memories: int
+    """The memories PART_OF it."""
+    open_until: datetime
+    """Until when news joins it: its last update and its timeliness."""
+    open: bool
+    """Whether news at the time read would join it."""
+    attention: float
+    """Its attention at the time read."""
+
+
+class ImpressionEntry(BaseModel):
+    """An impression of the owner (its embedding left out), its belief now, what it rests on."""
+
+    model_config = ConfigDict(frozen=True)
+
+    impression: Impression
+    belief: float
+    """Its belief at the time read: the stored belief halved every half-life since."""
+    cues: int
+    """The memories it was inferred from."""
+    conjectures: int
+    """The conjecture memories it made."""

@@ -28,6 +28,7 @@ from graphmem.mechanisms.tiers import TierPolicy
 from graphmem.model import (
     Embedding,
     Event,
+    Impression,
     Link,
     Memory,
     Tier,
@@ -314,6 +315,18 @@ class Store(Protocol):
 
         Newest first, ties by id (the greater first), from just before `wanted.before`; each with
         the turns it came from, oldest first. Memories of every kind, summaries and facts too.
+        """
+
+    def events(self, owner: str) -> list[tuple[Event, int]]:
+        """Every event of the owner (the embedding left empty) and the memories PART_OF it.
+
+        The latest update first, ties by id.
+        """
+
+    def impressions(self, owner: str) -> list[tuple[Impression, int, int]]:
+        """Every impression of the owner (the embedding left empty), its cues and conjectures.
+
+        By id; cues are the memories it was inferred from, conjectures those inferred from it.
         """
 
     def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:

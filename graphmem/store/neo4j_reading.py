@@ -12,7 +12,7 @@ from graphmem.mechanisms.profile import (
     ProfileSources,
     SlotFact,
 )
-from graphmem.model import Link, Memory, Tier, Turn
+from graphmem.model import Event, Impression, Link, Memory, Tier, Turn
 from graphmem.store.changes import Cause
 from graphmem.store.neo4j_connection import Neo4jConnection
 from graphmem.store.neo4j_properties import (
@@ -112,6 +112,18 @@ class Neo4jReading(Neo4jConnection):
         rows = self._run(load_statement("timeline"), parameters, read=True)
         return [
             (memory_from(row["memory"]), [turn_from(turn) for turn in row["turns"]]) for row in rows
+        ]
+
+    def events(self, owner: str) -> list[tuple[Event, int]]:
+        """Every event of the owner (embedding empty), latest first, with its memories counted."""
+        rows = self._run(load_statement("events"), {"owner": owner}, read=True)
+        return [(event_from(row["event"]), row["memories"]) for row in rows]
+
+    def impressions(self, owner: str) -> list[tuple[Impression, int, int]]:
+        """Every impression of the owner (embedding empty), with its cues and conjectures."""
+        rows = self._run(load_statement("impressions"), {"owner": owner}, read=True)
+        return [
+            (impression_from(row["impression"]), row["cues"], row["conjectures"]) for row in rows
         ]
 
     def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:

@@ -33,7 +33,7 @@ from graphmem.mechanisms.beliefs import BeliefPolicy, Settlement
 from graphmem.mechanisms.impressions import ImpressionPolicy
 from graphmem.mechanisms.profile import ProfileSources
 from graphmem.mechanisms.tiers import TierPolicy
-from graphmem.model import Embedding, Event, Link, Memory, Node, Tier, Turn
+from graphmem.model import Embedding, Event, Impression, Link, Memory, Node, Tier, Turn
 from graphmem.store import networkx_appliers as appliers
 from graphmem.store import networkx_browsing as browsing
 from graphmem.store import networkx_census as census
@@ -520,6 +520,16 @@ class NetworkXStore:
         """Up to `limit` of the owner's memories `wanted` admits, newest first, with turns."""
         with self._lock:
             return browsing.timeline(self._graph, owner, wanted, limit)
+
+    def events(self, owner: str) -> list[tuple[Event, int]]:
+        """Every event of the owner (embedding empty), latest first, with its memories counted."""
+        with self._lock:
+            return browsing.events(self._graph, owner)
+
+    def impressions(self, owner: str) -> list[tuple[Impression, int, int]]:
+        """Every impression of the owner (embedding empty), with its cues and conjectures."""
+        with self._lock:
+            return browsing.impressions(self._graph, owner)
 
     def neighbourhood(self, owner: str, label: str, node_id: str) -> OwnerGraph:
         """The node, every node one edge away from it and those edges (empty if none)."""

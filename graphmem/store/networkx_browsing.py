@@ -1,11 +1,11 @@
-"""What a reader browses in the embedded store: a page of an owner's timeline, a neighbourhood.
+"""What a reader browses in the embedded store: the timeline, a neighbourhood, events, impressions.
 
 Each reads the indexed graph as it is (the store holds its lock around the call); memories come
 without their embeddings.
 """
 
 from graphmem.contract import OwnerGraph, TimelineWanted
-from graphmem.model import Memory, Turn
+from graphmem.model import Event, Impression, LinkType, Memory, Turn
 from graphmem.store.networkx_graph import IndexedGraph
 
 
@@ -70,3 +70,27 @@ def neighbourhood(graph: IndexedGraph, owner: str, label: str, node_id: str) -> 
         nodes=[_unembedded(node) if isinstance(node, Memory) else node for node in nodes],
         links=[(source[1], target[1], link) for source, target, _type, link in edges],
     )
+
+
+def events(graph: IndexedGraph, owner: str) -> list[tuple[Event, int]]:
+    """The owner's events (embeddings empty), latest update first, with their memories counted."""
+    found = []
+    for event in graph.nodes(owner, "Event"):
+        assert isinstance(event, Event)
+        incoming = graph.incoming((owner, "Event", event.id))
+        members = sum(1 for edge in incoming if edge[2] == LinkType.PART_OF.value)
+        found.append((event.model_copy(update={"embedding": []}), members))
+    return sorted(found, key=lambda item: (-item[0].last_at.timestamp(), item[0].id))
+
+
+def impressions(graph: IndexedGraph, owner: str) -> list[tuple[Impression, int, int]]:
+    """The owner's impressions (embeddings empty) by id, with their cues and conjectures."""
+    found = []
+    for impression in sorted(graph.nodes(owner, "Impression"), key=lambda node: node.id):
+        assert isinstance(impression, Impression)
+        key = (owner, "Impression", impression.id)
+        inferred = LinkType.INFERRED_FROM.value
+        cues = sum(1 for edge in graph.outgoing(key) if edge[2] == inferred)
+        conjectures = sum(1 for edge in graph.incoming(key) if edge[2] == inferred)
+        found.append((impression.model_copy(update={"embedding": []}), cues, conjectures))
+    return found

@@ -77,6 +77,10 @@ export type NeighbourhoodQuery =
 export type TimelinePage = Schemas['TimelinePage'];
 /** A node, every node one edge away, and those edges. */
 export type NodeNeighbourhood = Schemas['NodeNeighbourhood'];
+/** An event of the owner, its size, and whether it is still open. */
+export type EventEntry = Schemas['EventEntry'];
+/** An impression of the owner, its belief now, what it rests on. */
+export type ImpressionEntry = Schemas['ImpressionEntry'];
 /** A request the server answered, as its request log keeps it. */
 export type ServedRequest = Schemas['ServedRequest'];
 
@@ -271,6 +275,16 @@ export class GraphMemClient {
     return this.get(ownerPath(owner, 'neighbourhood'), query);
   }
 
+  /** GraphMem.events: every event of the owner, open or closed, its latest update first. */
+  events(owner: string, query: When = {}): Promise<EventEntry[]> {
+    return this.get(ownerPath(owner, 'events'), query);
+  }
+
+  /** GraphMem.impressions: every impression of the owner with its belief now, strongest first. */
+  impressions(owner: string, query: When = {}): Promise<ImpressionEntry[]> {
+    return this.get(ownerPath(owner, 'impressions'), query);
+  }
+
   /** GraphMem.health: what needs attention in this owner's memory. */
   health(owner: string, query: When = {}): Promise<Health> {
     return this.get(ownerPath(owner, 'health'), query);
@@ -445,6 +459,8 @@ export const OPERATIONS = {
   turns_v1_owners__owner__turns_get: 'turns',
   timeline_v1_owners__owner__timeline_get: 'timeline',
   neighbourhood_v1_owners__owner__neighbourhood_get: 'neighbourhood',
+  events_v1_owners__owner__events_get: 'events',
+  impressions_v1_owners__owner__impressions_get: 'impressions',
   health_v1_owners__owner__health_get: 'health',
   profile_v1_owners__owner__profile_get: 'profile',
   statistics_v1_owners__owner__statistics_get: 'statistics',

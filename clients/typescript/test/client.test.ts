@@ -88,6 +88,31 @@ test('the reads and the sleep job answer for the owner', async () => {
   assert.deepEqual(await ann.ready(), { status: 'ready' });
 });
 
+test('the timeline pages by its cursor and a neighbourhood follows an edge', async () => {
+  const said = ['I grow basil.', 'I moved to Lyon.', 'The basil needs sun.'];
+  await ann.observeMany(
+    'ann-browse',
+    said.map((text, index) => ({ text, message_id: `b${index}`, session: 'browse' })),
+  );
+  const kinds: ('observation' | 'fact')[] = ['observation'];
+  const first = await ann.timeline('ann-browse', { kinds, limit: 2 });
+  assert.equal(first.entries.length, 2);
+  assert.ok(first.next != null);
+  const rest = await ann.timeline('ann-browse', { kinds, limit: 2, before: first.next });
+  assert.equal(rest.next, null);
+  const shown = [...first.entries, ...rest.entries].map((entry) => entry.memory.text);
+  assert.deepEqual([...shown].sort(), [...said].sort());
+  const basil = await ann.timeline('ann-browse', { kinds, contains: 'BASIL', tiers: [0, 1, 2, 3] });
+  assert.deepEqual(basil.entries.map((entry) => entry.memory.text).sort(), [said[0], said[2]]);
+  const around = await ann.neighbourhood('ann-browse', { node_id: 'b1', label: 'Turn' });
+  assert.ok(around.links.some((link) => link.type === 'FROM' && link.target === 'b1'));
+  assert.ok(around.memories.some((memory) => memory.text === said[1]));
+  assert.deepEqual(await ann.events('ann-browse'), []); // no sleep yet: no event
+  assert.ok(Array.isArray(await ann.impressions('ann-browse')));
+  const log = await admin.requestLog({ limit: 3 });
+  assert.equal(log[0]?.path, '/v1/owners/ann-browse/impressions'); // the latest answered
+});
+
 test('an exported graph forgotten and loaded comes back whole', async () => {
   await ann.observe('ann-export', 'My sister lives in Oslo.', { message_id: 'x1' });
   const records = await ann.export('ann-export');
