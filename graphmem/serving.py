@@ -125,7 +125,10 @@ class Listening(uvicorn.Server):
         if not self.should_exit:
             host = self.config.host
             shown = f"[{host}]" if ":" in host else host
-            log.info("%s http://%s:%d (Ctrl-C stops it)", LISTENING, shown, self.config.port)
+            address = f"http://{shown}:{self.config.port}"
+            log.info(
+                "%s %s (Ctrl-C stops it); the console: %s/console/", LISTENING, address, address
+            )
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

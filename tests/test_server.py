@@ -482,6 +482,7 @@ def test_the_console_is_served_to_anyone_and_the_request_log_to_admins_only(
     alice = {"Authorization": f"Bearer {served.alice}"}
     admin = {"Authorization": f"Bearer {served.admin}"}
     owner = f"{served.team}logged"
+    assert any(f"the console: {served.url}/console/" in line for line in LOGS[served.url].lines)
     with httpx.Client(base_url=served.url, timeout=60) as http:
         page = http.get("/console/")  # no key: the page asks for one
         assert page.status_code == 200
