@@ -430,10 +430,11 @@ class GraphMem(KeyVerbs):
             )
 
     def events(self, owner: str, *, at: datetime | None = None) -> list[EventEntry]:
-        """Every event of the owner, open or closed, its latest update first, as at `at` (now).
+        """Every event of the owner begun by `at` (now), open or closed, latest update first.
 
-        Each with its storyline (the event's text), the memories PART_OF it, until when news
-        joins it and whether it still would at `at`, and its attention then. No model call.
+        Each with its storyline (the event's text, as it stands now: developments after `at`
+        included), the memories PART_OF it, until when news joins it and whether it still would
+        at `at`, and its attention then. No model call, no change.
         """
         with self._telemetry.verb("events", owner):
             checked(check_owner, owner)
@@ -447,13 +448,15 @@ class GraphMem(KeyVerbs):
                     attention=current_attention(event.attention, now, self._parts.attention),
                 )
                 for event, memories in self._store.events(owner)
+                if event.first_at <= now
             ]
 
     def impressions(self, owner: str, *, at: datetime | None = None) -> list[ImpressionEntry]:
-        """Every impression of the owner with its belief at `at` (now), strongest first.
+        """Every impression of the owner made by `at` (now), its belief then, strongest first.
 
         Each with the memories it was inferred from (cues) and the conjectures it made counted;
-        its belief halves every half-life from when it was set. No model call, no change.
+        its belief halves every half-life from when it was set (one set after `at` is read as
+        set). No model call, no change.
         """
         with self._telemetry.verb("impressions", owner):
             checked(check_owner, owner)
@@ -466,6 +469,7 @@ class GraphMem(KeyVerbs):
                     conjectures=conjectures,
                 )
                 for impression, cues, conjectures in self._store.impressions(owner)
+                if impression.created_at <= now
             ]
             return sorted(entries, key=lambda entry: (-entry.belief, entry.impression.id))
 

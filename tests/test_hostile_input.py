@@ -81,6 +81,7 @@ from graphmem.model import (
 )
 from graphmem.server import keys as key_routes
 from graphmem.server import owners as owner_routes
+from graphmem.server import requests_log as request_log_routes
 from graphmem.server import service as service_routes
 from graphmem.serving import LISTENING
 from graphmem.store.base import Store
@@ -1573,7 +1574,12 @@ def tool_text_of(answer: dict[str, Any]) -> str:
 
 # -- the HTTP server ---------------------------------------------------------------------------
 
-ROUTERS = {"service": service_routes, "owners": owner_routes, "keys": key_routes}
+ROUTERS = {
+    "service": service_routes,
+    "owners": owner_routes,
+    "keys": key_routes,
+    "requests": request_log_routes,
+}
 """The routers of `graphmem serve`: every route of each gets every hostile input."""
 MAX_BODY = Limits().max_body
 SERVE_FLAGS = ("--rate", "1000000", "--burst", "1000000", "--in-flight", "1000000")
@@ -1599,6 +1605,8 @@ class HttpRoute:
     query: tuple[str, ...]
     times: tuple[str, ...]
     """The query parameters that are times."""
+    required: str = ""
+    """The query every request of it sends: its query model's required fields, valid."""
 
     def __str__(self) -> str:
         return f"{self.method} {self.path}"
@@ -1606,6 +1614,7 @@ class HttpRoute:
     def url(self, segments: dict[str, str], query: str = "") -> str:
         """The path with each {parameter} replaced by its segment (escaped already)."""
         path = re.sub(r"\{(\w+)\}", lambda match: segments[match[1]], self.path)
+        query = "&".join(part for part in (self.required, query) if part)
         return f"{path}?{query}" if query else path
 
     @property
@@ -1628,9 +1637,16 @@ def http_routes() -> list[HttpRoute]:
                 for parameter in dependant.query_params
                 if mentions(parameter.field_info.annotation, datetime)
             )
+            required = "&".join(
+                f"{field}={quote(str(VALID_FIELDS[field]))}"
+                for parameter in dependant.query_params
+                for model, _listed in inner_models(parameter.field_info.annotation)
+                for field, info in model.model_fields.items()
+                if info.is_required()
+            )
             path: str = getattr(route, "path", "")
             found += [
-                HttpRoute(name, method, path, body, query, times)
+                HttpRoute(name, method, path, body, query, times, required)
                 for method in sorted(getattr(route, "methods", set()))
             ]
     return found
@@ -1654,8 +1670,9 @@ VALID_FIELDS: dict[str, Any] = {
     "sufficiency": 0.5,
     "messages": [{"text": PLAIN}],
     "records": [],
+    "node_id": "no-such-node",
 }
-"""A valid value for each required field of a request body, by name."""
+"""A valid value for each required field of a request body or query, by name."""
 
 
 def valid_body(model: type[BaseModel], key_owner: str) -> dict[str, Any]:
@@ -2212,9 +2229,9 @@ def method_inputs(run: HttpRun) -> list[HttpInput]:
         url = route.url(run.segments())
         method = next(m for m in ("PUT", "DELETE", "PATCH") if m not in paths[route.path])
         found.append(HttpInput(f"by {method}", route, url, status=405, method=method))
-        found.append(
-            HttpInput("one level deeper", route, f"{url}/deeper", run.base(route), status=404)
-        )
+        path, mark, query = url.partition("?")
+        deeper = f"{path}/deeper{mark}{query}"
+        found.append(HttpInput("one level deeper", route, deeper, run.base(route), status=404))
     return found
 
 

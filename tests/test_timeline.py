@@ -164,5 +164,12 @@ def test_events_and_impressions_are_listed_as_the_graph_holds_them(
         assert listed.cues == sum(link.source == impression.id for link in inferred) > 0
         assert listed.conjectures == sum(link.target == impression.id for link in inferred)
         assert 0 < listed.belief < impression.belief  # faded since it was set
+    first = min(event.first_at for event in stored_events.values())
+    assert {entry.event.first_at for entry in memory.events(owner, at=first)} == {first}
+    made = min(impression.created_at for impression in stored_impressions.values())
+    early = memory.impressions(owner, at=made)
+    assert {entry.impression.created_at for entry in early} == {made}
+    assert memory.events(owner, at=first - timedelta(seconds=1)) == []
+    assert memory.impressions(owner, at=made - timedelta(seconds=1)) == []
     assert memory.events(owner + "-other") == []
     assert memory.impressions(owner + "-other") == []
