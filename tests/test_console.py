@@ -4,10 +4,11 @@ The server is started as tests/test_server.py starts it, on a store holding the 
 months (`graphmem demo` on that store) and a few Chinese turns observed over HTTP. A person's
 walk through the console runs in a browser context that keeps the page's Content-Security-Policy
 and must log no violation of it: sign in with an admin key, open the demo user, find the milk
-allergy, follow its edges, recall, forget its message and see it gone, make and revoke keys, read
-the request log, be refused the demo user with another owner's key, read Chinese. Each page it
-visits is checked for accessibility with axe-core in a second context (see `Axe`). The run on the
-embedded store writes the screenshots that docs/console.md shows.
+allergy, plot its attention over time, follow its edges, read its events and impressions,
+recall, forget its message and see it gone, make and revoke keys, read the request log, be
+refused the demo user with another owner's key, read Chinese. Each page it visits is checked for
+accessibility with axe-core in a second context (see `Axe`). The run on the embedded store
+writes the screenshots that docs/console.md shows.
 """
 
 import json
@@ -18,22 +19,24 @@ import subprocess
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 from playwright.sync_api import (
     Browser,
     BrowserContext,
     Page,
+    Request,
     ViewportSize,
     expect,
     sync_playwright,
 )
 
 from graphmem.client import GraphMemClient
+from graphmem.contract import Components
 
 from . import test_server
 from .conftest import ROOT
@@ -64,6 +67,8 @@ ALLERGY = "I'm allergic to milk: even a little gives me hives."
 READ_AT = "2026-10-02T12:00"
 """When the walk reads attention and the profile, and recalls (a datetime-local value, UTC): the
 demo's last month, when its memories are not all faded yet (and the same in every run)."""
+EARLIER_AT = "2026-03-10T12:00"
+"""Another time to read the events at (the Disneyland trip's second day)."""
 QUESTION = "Can I drink milk?"
 CHINESE = [
     "我对牛奶过敏，喝一点就会起荨麻疹。",
@@ -71,18 +76,10 @@ CHINESE = [
     "奶奶的饺子馅是猪肉、韭菜和姜。",
 ]
 """The Chinese turns observed for an owner of their own."""
-REASONS = (
-    "relevance",
-    "lexical",
-    "time_match",
-    "speaker_match",
-    "asker_match",
-    "statement",
-    "importance",
-    "attention",
-    "recency",
-    "association",
-)
+TIERS = ("0 hot", "1 warm", "2 cool", "3 deep")
+"""The tiers as the console names them in English."""
+REASONS = tuple(Components.model_fields)
+"""The reasons a recalled memory's score is broken into, as the contract names them."""
 
 
 @dataclass(frozen=True)
@@ -247,10 +244,10 @@ class Axe:
         self.checked.append(what)
 
 
-def shoot(served: Served, page: Page, name: str) -> None:
-    """Write docs/console-NAME.png of the viewport (on the embedded store's run only)."""
+def shoot(served: Served, page: Page, name: str, *, whole: bool = False) -> None:
+    """Write docs/console-NAME.png of the viewport, or the `whole` page (embedded store only)."""
     if served.embedded:
-        page.screenshot(path=str(DOCS / f"console-{name}.png"))
+        page.screenshot(path=str(DOCS / f"console-{name}.png"), full_page=whole)
 
 
 def tab_to(page: Page, name: str) -> None:
@@ -299,6 +296,7 @@ def test_a_person_walks_through_the_console(browser: Browser, served: Served) ->
 
     signing_in(page, served, axe)
     owners_page(page, served, axe)
+    events_and_impressions(page, served, axe)
     memory_hash = the_allergy(page, served, axe)
     recall(page, served, axe)
     forgetting(page, served, axe, memory_hash)
@@ -307,7 +305,7 @@ def test_a_person_walks_through_the_console(browser: Browser, served: Served) ->
     in_chinese(browser, page, served, axe)
 
     assert watched.problems == [], "the console logged errors (a CSP violation?)"
-    assert len(axe.checked) == 11
+    assert len(axe.checked) == 13
     context.close()
     axe.context.close()
 
@@ -356,6 +354,7 @@ def owners_page(page: Page, served: Served, axe: Axe) -> None:
     page.locator("#filters-box > summary").click()  # folded, as a reader would to see more
     expect(page.locator("#filters")).to_be_hidden()
     shoot(served, page, "owner")
+    at_most_eight(served, page)
     with served.client() as client:
         total = client.statistics(served.demo).nodes["Memory"]
     page.get_by_role("button", name="Older memories").click()
@@ -363,6 +362,273 @@ def owners_page(page: Page, served: Served, axe: Axe) -> None:
     expect(page.locator("#timeline-count")).to_contain_text("No older memories.")
     expect(page.get_by_role("button", name="Older memories")).to_be_hidden()
     axe.check(f"#{page.url.split('#', 1)[1]}", "owner")
+
+
+def read_at(page: Page) -> datetime:
+    """The time the page's address reads at (its hash's `at`)."""
+    fragment = urlsplit(page.url).fragment
+    wanted = parse_qs(urlsplit(fragment).query)["at"]
+    return datetime.fromisoformat(wanted[0])
+
+
+def utc(local: str) -> datetime:
+    """A datetime-local value of the walk (its browser is on UTC) as an aware time."""
+    return datetime.fromisoformat(local).replace(tzinfo=UTC)
+
+
+def events_and_impressions(page: Page, served: Served, axe: Axe) -> None:
+    """The owner page's events and impressions, read at its time, as the API has them."""
+    at = utc(READ_AT)
+    with served.client() as client:
+        events = client.events(served.demo, at=at)
+        impressions = client.impressions(served.demo, at=at)
+        earlier = client.events(served.demo, at=utc(EARLIER_AT))
+    assert {entry.open for entry in events} == {True, False}  # the demo has both at READ_AT
+    assert any(entry.impression.conjectured_at for entry in impressions)
+    links = page.locator("p.links")
+    settled(page, "events", lambda: links.get_by_role("link", name="Events", exact=True).click())
+    assert read_at(page) == at  # the owner page's time, carried over
+    expect(page.locator("h1")).to_have_text(f"Events: {served.demo}")
+    rows = page.locator("#events tbody tr")
+    expect(rows).to_have_count(len(events))
+    assert rows.locator("a.event-link").all_inner_texts() == [entry.event.title for entry in events]
+    assert rows.locator("td.state").all_inner_texts() == [
+        f"{'open until' if entry.open else 'closed since'} {entry.open_until:%Y-%m-%d}"
+        for entry in events
+    ]
+    first = events[0]
+    cells = cell_texts(page, f"#events tr[data-event='{first.event.id}']")
+    assert cells[0].startswith(first.event.title)  # then its storyline
+    assert cells[3:] == [
+        f"{first.event.first_at:%Y-%m-%d %H:%M}",
+        f"{first.event.last_at:%Y-%m-%d %H:%M}",
+        f"{first.event.timeliness_days:g}",
+        str(first.memories),
+        f"{first.attention:.2f}",
+        TIERS[first.event.tier],
+    ]
+    storyline = [line.strip() for line in first.event.text.splitlines() if line.strip()]
+    told = rows.first.locator("details.storyline")
+    expect(told).to_have_attribute("open", "")  # the latest event's storyline is shown
+    assert told.locator("li").all_inner_texts() == storyline
+    closed = page.locator("#events tr:has(.state-closed) details.storyline").first
+    closed.locator("summary").click()
+    expect(closed.locator("li").first).to_be_visible()
+    expect(page.locator("svg.events-plot g.event-row")).to_have_count(min(len(events), 30))
+    expect(page.locator("#events-count")).to_have_text(
+        f"{len(events)} events, {sum(entry.open for entry in events)} of them open."
+    )
+    if served.embedded:
+        closed.locator("summary").click()  # the screenshot shows the latest storyline only
+        shoot(served, page, "events", whole=True)
+    events_hash = page.url.split("#", 1)[1]
+    axe.check(f"#{events_hash}", "events")
+    title = page.locator("#events").get_by_role("link", name=first.event.title, exact=True)
+    settled(page, "node", title.click)
+    assert page.url.endswith(f"/node/Event/{first.event.id}")
+    expect(page.locator("h1")).to_contain_text(f"Event: {first.event.title[:60]}")
+    expect(page.locator("#memories-title + ul li")).to_have_count(first.memories)
+    settled(page, "events", page.go_back)
+    page.get_by_label("Read at (empty: now)").fill(EARLIER_AT)
+    settled(page, "events", lambda: page.get_by_role("button", name="Read", exact=True).click())
+    assert read_at(page) == utc(EARLIER_AT)
+    expect(rows).to_have_count(len(earlier))
+    assert rows.locator(".badge").all_inner_texts() == [
+        "open" if entry.open else "closed" for entry in earlier
+    ]
+    settled(page, "events", page.go_back)
+    assert read_at(page) == at
+
+    settled(page, "impressions", lambda: links.get_by_role("link", name="Impressions").click())
+    assert read_at(page) == at
+    expect(page.locator("h1")).to_have_text(f"Impressions: {served.demo}")
+    rows = page.locator("#impressions tbody tr")
+    expect(rows).to_have_count(len(impressions))
+    assert rows.locator("a.impression-link").all_inner_texts() == [
+        entry.impression.text for entry in impressions
+    ]
+    for entry in impressions:
+        impression = entry.impression
+        conjectured = impression.conjectured_at
+        assert cell_texts(page, f"#impressions tr[data-impression='{impression.id}']") == [
+            impression.text,
+            f"{entry.belief:.2f}",
+            f"{impression.belief:.2f}",
+            f"{impression.belief_at:%Y-%m-%d %H:%M}",
+            f"{impression.half_life_days:g}",
+            str(entry.cues),
+            str(entry.conjectures),
+            f"{conjectured:%Y-%m-%d %H:%M}" if conjectured else "—",
+        ]
+    shoot(served, page, "impressions")
+    axe.check("#" + page.url.split("#", 1)[1], "impressions")
+    strongest = impressions[0].impression
+    settled(page, "node", lambda: rows.first.locator("a.impression-link").click())
+    assert page.url.endswith(f"/node/Impression/{strongest.id}")
+    expect(page.locator("h1")).to_have_text(f"Impression: {strongest.text}")
+    settled(page, "impressions", page.go_back)
+    back = page.get_by_role("link", name="Back to the timeline")
+    settled(page, "owner", back.click)
+    assert read_at(page) == at
+
+
+def at_most_eight(served: Served, page: Page) -> None:
+    """Eight memories can be ticked for the plot, not a ninth; the two most attended, plotted.
+
+    Unticked again, the page is as it was.
+    """
+    boxes = page.locator("#timeline input.pick")
+    for index in range(8):
+        boxes.nth(index).check()
+    expect(page.locator("#fade-count")).to_have_text(
+        "8 of at most 8 memories ticked in the Plot column of the table."
+    )
+    boxes.nth(8).click()
+    expect(boxes.nth(8)).not_to_be_checked()
+    expect(page.locator("#status")).to_have_text(
+        "At most 8 memories can be plotted: untick one first."
+    )
+    for index in range(8):
+        boxes.nth(index).uncheck()
+    expect(page.locator("#fade-count")).to_have_text(
+        "0 of at most 8 memories ticked in the Plot column of the table."
+    )
+    attention = [
+        float(text) for text in page.locator("#timeline td:nth-child(7)").all_inner_texts()
+    ]
+    texts = page.locator("#timeline td.text").all_inner_texts()
+    first = max(range(len(attention)), key=lambda index: attention[index])
+    cooler = (
+        [  # another memory, well apart from the first (for the screenshot)
+            index
+            for index in range(len(attention))
+            if texts[index][:20] != texts[first][:20] and attention[index] <= attention[first] - 2
+        ]
+        or [index for index in range(len(attention)) if index != first]
+    )
+    hottest = [first, max(cooler, key=lambda index: attention[index])]
+    ids = [boxes.nth(index).get_attribute("data-memory") for index in hottest]
+    for index in hottest:
+        boxes.nth(index).check()
+    page.get_by_role("button", name="Show the plot").click()
+    expect(page.locator("#fade-figure")).to_have_attribute(
+        "data-drawn", f"60|0:{ids[0]},1:{ids[1]}"
+    )
+    expect(page.locator("#fade-svg g.line")).to_have_count(2)
+    page.evaluate("document.querySelector('#timeline').closest('.scroll').scrollLeft = 0")
+    if served.embedded:
+        page.locator("#fade").screenshot(path=str(DOCS / "console-attention.png"))
+    page.get_by_role("button", name="Hide the plot").click()
+    expect(page.locator("#fade-figure")).to_be_hidden()
+    for index in hottest:
+        boxes.nth(index).uncheck()
+
+
+def tick_two(page: Page, first: str, second: str) -> None:
+    """Tick two memories of the timeline for the plot, the second by keyboard, and open it."""
+    page.locator(f"#timeline input.pick[data-memory='{first}']").check()
+    page.locator(f"#timeline input.pick[data-memory='{second}']").focus()
+    page.keyboard.press("Space")
+    expect(page.locator(f"#timeline input.pick[data-memory='{second}']")).to_be_checked()
+    toggle = page.get_by_role("button", name="Show the plot")
+    toggle.click()
+    expect(page.locator("#fade-toggle")).to_have_attribute("aria-expanded", "true")
+    plotted = page.locator("#fade-figure")
+    expect(plotted).to_have_attribute("data-drawn", f"60|0:{first},1:{second}")
+    expect(page.locator("main")).to_have_attribute("aria-busy", "false")
+    page.locator("#fade-numbers > summary").click()
+    expect(page.locator("#fade-table tbody tr")).to_have_count(12)
+
+
+def fade_columns(page: Page) -> tuple[list[datetime], dict[str, list[float]]]:
+    """The plot's table: the times read, and each memory's attention at them."""
+    times = [
+        datetime.fromisoformat(str(when))
+        for when in page.locator("#fade-table tbody th time").evaluate_all(
+            "times => times.map((time) => time.getAttribute('datetime'))"
+        )
+    ]
+    ids = page.locator("#fade-table thead th[data-memory]").evaluate_all(
+        "cells => cells.map((cell) => cell.dataset.memory)"
+    )
+    rows = [
+        row.locator("td").all_inner_texts() for row in page.locator("#fade-table tbody tr").all()
+    ]
+    return times, {memory: [float(row[index]) for row in rows] for index, memory in enumerate(ids)}
+
+
+def attention_over_time(page: Page, served: Served, axe: Axe) -> None:
+    """Tick the allergy and another memory: their attention over time is the API's, fading."""
+    at = read_at(page)
+    assert at == utc(READ_AT)
+    asked: list[str] = []
+
+    def heard(request: Request) -> None:
+        """Keep the address of each timeline page the console asks for."""
+        if "/timeline?" in request.url:
+            asked.append(request.url)
+
+    page.on("request", heard)
+    ids = page.locator("#timeline tbody tr").evaluate_all(
+        "rows => rows.map((row) => row.dataset.memory)"
+    )
+    texts = page.locator("#timeline tbody tr td.text").all_inner_texts()
+    allergy = ids[texts.index(ALLERGY)]
+    other = next(memory for memory in ids if memory != allergy)
+    box = page.locator(f"#timeline input.pick[data-memory='{allergy}']")
+    expect(box).to_have_accessible_name("Plot the attention of: I'm allergic to milk: even a…")
+    expect(page.locator("#fade")).to_contain_text(
+        "How attention would fade from the time read if the memory is not used again"
+        " (each use wakes it)."
+    )
+    tick_two(page, allergy, other)
+    expect(page.locator("#status")).to_have_text("Attention of 2 memories read at 12 times.")
+    expect(page.locator("#fade-svg g.line")).to_have_count(2)
+    expect(page.locator("#fade-svg path.series")).to_have_count(2)
+    expect(page.locator("#fade-legend li")).to_have_count(2)
+    expect(page.locator("#fade-legend li").first).to_have_text("I'm allergic to milk: even a…")
+    assert page.locator("#fade-svg").get_attribute("role") == "img"
+    times, columns = fade_columns(page)
+    assert len(times) == 12
+    assert times[0] == at
+    assert times[-1] == at + timedelta(days=60)
+    assert list(columns) == [allergy, other]
+    with served.client() as client:
+        for index in (4, 11):
+            read = client.timeline(
+                served.demo, kinds=["observation"], contains="milk", at=times[index]
+            )
+            attention = {entry.memory.id: entry.attention for entry in read.entries}
+            for memory, values in columns.items():
+                assert abs(values[index] - attention[memory]) <= 0.005 + 1e-9, (memory, index)
+    for values in columns.values():  # not used again: it fades, never rises
+        assert values == sorted(values, reverse=True), values
+    assert columns[allergy][-1] < columns[allergy][0]
+    assert len(asked) == 12  # one page, read at 12 times
+    assert all(parse_qs(urlsplit(url).query)["contains"] == ["milk"] for url in asked)
+    second = page.locator(f"#timeline input.pick[data-memory='{other}']")
+    second.uncheck()  # one line, then two again: drawn from what was read, nothing asked again
+    expect(page.locator("#fade-svg g.line")).to_have_count(1)
+    second.check()
+    expect(page.locator("#fade-figure")).to_have_attribute(
+        "data-drawn", f"60|0:{allergy},1:{other}"
+    )
+    assert len(asked) == 12
+    page.get_by_label("Span").select_option("30")
+    expect(page.locator("#fade-figure")).to_have_attribute(
+        "data-drawn", f"30|0:{allergy},1:{other}"
+    )
+    expect(page.locator("main")).to_have_attribute("aria-busy", "false")
+    times, columns = fade_columns(page)
+    assert times[-1] == at + timedelta(days=30)
+    assert len(asked) == 24
+    page.get_by_label("Span").select_option("60")
+    expect(page.locator("#fade-figure")).to_have_attribute(
+        "data-drawn", f"60|0:{allergy},1:{other}"
+    )
+    assert len(asked) == 24
+    page.remove_listener("request", heard)
+    axe.check(f"#{page.url.split('#', 1)[1]}", "owner", lambda on: tick_two(on, allergy, other))
 
 
 def the_allergy(page: Page, served: Served, axe: Axe) -> str:
@@ -378,7 +644,7 @@ def the_allergy(page: Page, served: Served, axe: Axe) -> str:
     assert set(page.locator("#timeline tbody tr td:nth-child(5)").all_inner_texts()) == {
         "observation"
     }
-    axe.check(f"#{page.url.split('#', 1)[1]}", "owner")
+    attention_over_time(page, served, axe)
     allergy = page.locator("#timeline").get_by_role("link", name=ALLERGY, exact=True)
     settled(page, "node", allergy.click)
     memory_hash = page.url.split("#", 1)[1]
@@ -565,6 +831,10 @@ def another_owners_key(browser: Browser, served: Served, secret: str) -> None:
     expect(page.locator("#timeline")).to_have_count(0)
     visit(page, f"{served.console}#/owner/{served.demo}/memory/anything", "node")
     expect(page.locator("p.problem")).to_have_text("This key does not cover this owner.")
+    for name in ("events", "impressions"):
+        visit(page, f"{served.console}#/owner/{served.demo}/{name}", name)
+        expect(page.locator("p.problem")).to_have_text("This key does not cover this owner.")
+        expect(page.locator(f"#{name}")).to_have_count(0)
     visit(page, f"{served.console}#/keys", "keys")
     expect(page.locator("p.problem")).to_have_text(
         "This key does not cover this page: an admin key does."
@@ -585,8 +855,18 @@ def in_chinese(browser: Browser, page: Page, served: Served, axe: Axe) -> None:
     expect(page.locator("html")).to_have_attribute("lang", "zh-CN")
     expect(page.get_by_role("button", name="退出")).to_be_visible()
     expect(page.locator("#timeline thead th").first).to_have_text("时间")
+    expect(page.locator("#fade-title")).to_have_text("关注度随时间的变化")
+    first = page.locator("#timeline input.pick").first
+    memory = first.get_attribute("data-memory")
+    first.check()  # read now: the plot reads from now on
+    page.get_by_role("button", name="显示图表").click()
+    expect(page.locator("#fade-figure")).to_have_attribute("data-drawn", f"60|0:{memory}")
+    expect(page.locator("#status")).to_have_text("已读取 1 条记忆在 12 个时间点的关注度。")
     settled(page, "owner", lambda: page.get_by_label("语言").select_option("en"))
     expect(page.locator("#timeline-title")).to_have_text("Timeline")
+    expect(first).to_be_checked()  # kept while the page is read again, and drawn again
+    expect(page.locator("#fade-figure")).to_have_attribute("data-drawn", f"60|0:{memory}")
+    expect(page.get_by_role("button", name="Hide the plot")).to_be_visible()
 
     context = browser.new_context(viewport=PHONE, locale="zh-CN", timezone_id="UTC")
     watched = Watched(context)
@@ -604,6 +884,19 @@ def in_chinese(browser: Browser, page: Page, served: Served, axe: Axe) -> None:
     assert widths["page"] <= widths["view"], "the page scrolls sideways at a phone's width"
     if served.embedded and chinese_font():  # Debian: fonts-noto-cjk
         phone.screenshot(path=str(DOCS / "console-phone.png"))
+    with served.client() as client:  # no sleep ran for the Chinese owner: nothing of either yet
+        assert client.events(served.chinese) == []
+        assert client.impressions(served.chinese) == []
+    visit(phone, f"{served.console}#/owner/{served.chinese}/events", "events")
+    expect(phone.locator("#events-none")).to_have_text(
+        "还没有事件：睡眠任务会根据对话总结生成事件。"
+    )
+    expect(phone.locator("h1")).to_have_text(f"事件：{served.chinese}")
+    to_impressions = phone.get_by_role("link", name="印象", exact=True)
+    settled(phone, "impressions", to_impressions.click)
+    expect(phone.locator("#impressions-none")).to_have_text(
+        "还没有印象：印象是在观察用户所说的话时推断出来的。"
+    )
     assert watched.problems == []
     context.close()
 

@@ -17,6 +17,13 @@
   const REQUESTS_SHOWN = 200;
   const GRAPH_NEIGHBOURS = 16;
   const LISTED_CHARS = 400; // a memory's text in a list; its page shows it whole
+  const PLOTTED_EVENTS = 30; // the latest events drawn along time; the table lists them all
+  const PLOTTED_MEMORIES = 8; // the most memories whose attention over time is drawn at once
+  const FADE_TIMES = 12; // the times the timeline is read at for that plot
+  const FADE_SPANS = [7, 30, 60, 180]; // its spans in days, from the time read
+  const FADE_SPAN = 60;
+  const HOUR = 3600 * 1000;
+  const DAY = 24 * HOUR;
   const OPEN_REASONS = 3; // the reasons of the first memories of a recall are shown open
   const KINDS = ['observation', 'fact', 'knowledge', 'summary', 'conjecture'];
   const TIERS = [0, 1, 2, 3];
@@ -109,6 +116,27 @@
       'col.belief': 'Belief',
       'plot.label': 'Attention of the {count} memories shown, from {from} to {to}; hotter tiers are darker.',
       'plot.axis': 'attention',
+      'col.plot': 'Plot',
+      'fade.title': 'Attention over time',
+      'fade.what': 'How attention would fade from the time read if the memory is not used again (each use wakes it).',
+      'fade.pick': 'Plot the attention of: {text}',
+      'fade.span': 'Span',
+      'fade.days': '{days} days',
+      'fade.show': 'Show the plot',
+      'fade.hide': 'Hide the plot',
+      'fade.selected': '{count} of at most {max} memories ticked in the Plot column of the table.',
+      'fade.none': 'No memory is ticked: tick one in the Plot column of the table.',
+      'fade.tooMany': 'At most {max} memories can be plotted: untick one first.',
+      'fade.reading': 'Reading attention at {count} times: {done} read…',
+      'fade.read': 'Attention of {count} memories read at {times} times.',
+      'fade.label': 'Line plot: the attention of {count} memories from {from} to {to}, read at {times} times, if they are not used again. The table of the numbers follows.',
+      'fade.xAxis': 'date',
+      'fade.yAxis': 'attention',
+      'fade.legend': 'Memories plotted',
+      'fade.numbers': 'The numbers',
+      'fade.caption': 'Attention of the memories plotted, at each time read',
+      'fade.scroll': 'Table of the attention plotted',
+      'fade.time': 'Time read',
       'profile.title': 'Profile',
       'profile.facts': 'Facts',
       'profile.events': 'Open events',
@@ -283,6 +311,44 @@
       'col.status': 'Status',
       'col.ms': 'Milliseconds',
       'col.request': 'Request id',
+      'owner.events': 'Events',
+      'owner.impressions': 'Impressions',
+      'at.label': 'Read at (empty: now)',
+      'at.apply': 'Read',
+      'at.now': 'now',
+      'events.title': 'Events: {owner}',
+      'events.intro': 'The events the sleep job made of the dialogue summaries, latest update first, each with its storyline: one line a development. An event is open while news at the time read would still join it, that is within its timeliness of its last update; then it is closed.',
+      'events.none': 'No events yet: the sleep job makes them from dialogue summaries.',
+      'events.caption': 'Events, latest update first',
+      'events.scroll': 'Events table',
+      'events.count': '{count} events, {open} of them open.',
+      'events.open': 'open',
+      'events.closed': 'closed',
+      'events.until': 'until {day}',
+      'events.since': 'since {day}',
+      'events.storyline': 'Storyline ({count})',
+      'events.plot': 'The {count} latest events along time: each bar runs from the first to the last update, then, lighter, to the end of its timeliness; the upright line is the time read, {at}.',
+      'events.plotRead': 'read',
+      'col.title': 'Title',
+      'col.category': 'Category',
+      'col.open': 'Open or closed',
+      'col.first': 'First update',
+      'col.last': 'Last update',
+      'col.timeliness': 'Timeliness (days)',
+      'impressions.title': 'Impressions: {owner}',
+      'impressions.intro': 'What was inferred about the owner from what it said, strongest belief first: each impression rests on its cues, the memories it was inferred from. The belief now is the stored belief halved every half-life since it was set; at 0.7 an impression becomes a conjecture, a memory of its own.',
+      'impressions.none': 'No impressions yet: they are inferred from what the owner says, as it is observed.',
+      'impressions.caption': 'Impressions, strongest belief first',
+      'impressions.scroll': 'Impressions table',
+      'impressions.count': '{count} impressions.',
+      'col.impression': 'Impression',
+      'col.beliefNow': 'Belief now',
+      'col.beliefStored': 'Belief stored',
+      'col.beliefAt': 'Stored at',
+      'col.halfLife': 'Half-life (days)',
+      'col.cues': 'Cues',
+      'col.conjectures': 'Conjectures',
+      'col.conjectured': 'Conjectured at',
     },
     zh: {
       'skip': '跳到内容',
@@ -364,6 +430,27 @@
       'col.belief': '信念',
       'plot.label': '所显示的 {count} 条记忆的关注度，从 {from} 到 {to}；颜色越深层级越热。',
       'plot.axis': '关注度',
+      'col.plot': '绘图',
+      'fade.title': '关注度随时间的变化',
+      'fade.what': '从读取时间起，若记忆不再被使用，关注度将如何消退（每次使用都会唤醒它）。',
+      'fade.pick': '绘制关注度：{text}',
+      'fade.span': '时间跨度',
+      'fade.days': '{days} 天',
+      'fade.show': '显示图表',
+      'fade.hide': '隐藏图表',
+      'fade.selected': '已在表格的“绘图”列中勾选 {count} 条记忆（最多 {max} 条）。',
+      'fade.none': '没有勾选记忆：请在表格的“绘图”列中勾选。',
+      'fade.tooMany': '最多只能绘制 {max} 条记忆：请先取消勾选一条。',
+      'fade.reading': '正在读取 {count} 个时间点的关注度：已读取 {done} 个…',
+      'fade.read': '已读取 {count} 条记忆在 {times} 个时间点的关注度。',
+      'fade.label': '折线图：{count} 条记忆从 {from} 到 {to} 的关注度（在 {times} 个时间点读取），假设它们不再被使用。数值表格在图后。',
+      'fade.xAxis': '日期',
+      'fade.yAxis': '关注度',
+      'fade.legend': '所绘制的记忆',
+      'fade.numbers': '数值',
+      'fade.caption': '所绘制记忆在各读取时间的关注度',
+      'fade.scroll': '所绘制关注度的表格',
+      'fade.time': '读取时间',
       'profile.title': '画像',
       'profile.facts': '事实',
       'profile.events': '进行中的事件',
@@ -538,6 +625,44 @@
       'col.status': '状态',
       'col.ms': '毫秒',
       'col.request': '请求 ID',
+      'owner.events': '事件',
+      'owner.impressions': '印象',
+      'at.label': '读取时间（留空：现在）',
+      'at.apply': '读取',
+      'at.now': '现在',
+      'events.title': '事件：{owner}',
+      'events.intro': '睡眠任务根据对话总结整理出的事件，最近更新的在前，每个事件附有脉络：每行一个进展。在所读取的时间，若新的消息仍会并入某个事件，它就是进行中的，即距其最近一次更新未超过其时效；之后它就结束了。',
+      'events.none': '还没有事件：睡眠任务会根据对话总结生成事件。',
+      'events.caption': '事件，最近更新的在前',
+      'events.scroll': '事件表格',
+      'events.count': '{count} 个事件，其中 {open} 个进行中。',
+      'events.open': '进行中',
+      'events.closed': '已结束',
+      'events.until': '至 {day}',
+      'events.since': '自 {day}',
+      'events.storyline': '脉络（{count}）',
+      'events.plot': '最近的 {count} 个事件在时间上的分布：每条横条从首次更新到最近更新，颜色较浅的部分延续到时效结束；竖线是读取时间 {at}。',
+      'events.plotRead': '读取',
+      'col.title': '标题',
+      'col.category': '类别',
+      'col.open': '状态',
+      'col.first': '首次更新',
+      'col.last': '最近更新',
+      'col.timeliness': '时效（天）',
+      'impressions.title': '印象：{owner}',
+      'impressions.intro': '根据用户所说的话对用户作出的推断，当前信念最强的在前：每个印象都基于它的线索，即推断出它的那些记忆。当前信念是存储的信念自设定以来每过一个半衰期减半后的值；信念达到 0.7 的印象会成为猜想，即一条独立的记忆。',
+      'impressions.none': '还没有印象：印象是在观察用户所说的话时推断出来的。',
+      'impressions.caption': '印象，信念最强的在前',
+      'impressions.scroll': '印象表格',
+      'impressions.count': '{count} 个印象。',
+      'col.impression': '印象',
+      'col.beliefNow': '当前信念',
+      'col.beliefStored': '存储的信念',
+      'col.beliefAt': '存储于',
+      'col.halfLife': '半衰期（天）',
+      'col.cues': '线索',
+      'col.conjectures': '猜想',
+      'col.conjectured': '成为猜想于',
     },
   };
 
@@ -690,12 +815,21 @@
       return `#/owner/${segment(owner)}${query ? '?' + query : ''}`;
     },
     recall: (owner) => `#/owner/${segment(owner)}/recall`,
+    events: (owner, at) => `#/owner/${segment(owner)}/events${at ? '?' + atQuery(at) : ''}`,
+    impressions: (owner, at) => `#/owner/${segment(owner)}/impressions${at ? '?' + atQuery(at) : ''}`,
     node: (owner, label, id) => (label === 'Memory'
       ? `#/owner/${segment(owner)}/memory/${segment(id)}`
       : `#/owner/${segment(owner)}/node/${segment(label)}/${segment(id)}`),
     keys: () => '#/keys',
     requests: () => '#/requests',
   };
+
+  /** The query that asks at `at` (an ISO time), or none for now. */
+  function atQuery(at) {
+    const query = new URLSearchParams();
+    if (at) query.set('at', at);
+    return query;
+  }
 
   function parseHash() {
     const hash = location.hash.replace(/^#/, '');
@@ -806,6 +940,9 @@
     recall: null, // the last recall of this tab: {owner, query, peek, maxTokens, answer}
     flash: null, // a result shown once on the page it belongs to: {hash, render}
     created: null, // a key just made, shown once: {secret, id}
+    plotted: null, // the memories ticked for the attention plot: {page, ids, span, open}
+    working: 0, // how many pieces of work of the page shown still run (it is busy until none)
+    finished: 0, // the generation whose page has rendered to its end
   };
 
   function signedIn() {
@@ -846,6 +983,8 @@
     area.setAttribute('aria-busy', 'true');
     area.dataset.page = name;
     area.dataset.generation = `${LOADED}.${state.generation}`; // what tests wait on
+    state.working = 0;
+    state.finished = 0;
     if (title) area.append(h('h1', { dir: 'auto' }, title));
     say(t('loading'));
     return state.generation;
@@ -857,8 +996,23 @@
 
   function finish(generation, message) {
     if (!current(generation)) return;
-    main().setAttribute('aria-busy', 'false');
+    state.finished = generation;
+    if (!state.working) main().setAttribute('aria-busy', 'false');
     say(message || t('loaded'));
+  }
+
+  /** Mark the page busy while some work of it runs (more rows, a plot); the call that ends it. */
+  function busy(generation) {
+    if (!current(generation)) return () => {};
+    state.working += 1;
+    main().setAttribute('aria-busy', 'true');
+    let ended = false;
+    return () => {
+      if (ended || !current(generation)) return;
+      ended = true;
+      state.working -= 1;
+      if (!state.working && state.finished === generation) main().setAttribute('aria-busy', 'false');
+    };
   }
 
   /** Show an API refusal on the page: 401 signs out, 403 says what the key does not cover. */
@@ -1096,7 +1250,7 @@
     return [...new Set(entry.turns.map((turn) => turn.session))];
   }
 
-  function timelineRow(owner, entry) {
+  function timelineRow(owner, entry, pick) {
     const memory = entry.memory;
     const filterLink = (name, value, label) => {
       const params = new URLSearchParams();
@@ -1116,7 +1270,8 @@
       h('td', { 'data-label': t('col.kind') }, t(`kind.${memory.kind}`)),
       h('td', { class: `nowrap tier tier-${memory.tier}`, 'data-label': t('col.tier') }, t(`tier.${memory.tier}`)),
       h('td', { class: 'number', 'data-label': t('col.attention') }, number(entry.attention, 1)),
-      h('td', { class: 'number', 'data-label': t('col.belief') }, number(memory.belief, 2)));
+      h('td', { class: 'number', 'data-label': t('col.belief') }, number(memory.belief, 2)),
+      h('td', { class: 'pick-cell', 'data-label': t('col.plot') }, pick));
   }
 
   /** A small scatter plot of the attention of the memories shown, by the time they were made. */
@@ -1151,7 +1306,9 @@
     const at = params.get('at') || '';
     main().append(h('p', { class: 'links' },
       h('a', { href: link.owners() }, t('owner.back')), ' · ',
-      h('a', { href: link.recall(owner) }, t('owner.recall'))));
+      h('a', { href: link.recall(owner) }, t('owner.recall')), ' · ',
+      h('a', { href: link.events(owner, at), id: 'owner-events' }, t('owner.events')), ' · ',
+      h('a', { href: link.impressions(owner, at), id: 'owner-impressions' }, t('owner.impressions'))));
     const glance = h('section', { class: 'glance', 'aria-labelledby': 'glance-title' },
       h('h2', { id: 'glance-title' }, t('owner.glance')));
     const timeline = h('section', { class: 'timeline', 'aria-labelledby': 'timeline-title' },
@@ -1161,12 +1318,10 @@
     const side = h('aside', { class: 'side', 'aria-label': `${t('owner.glance')}, ${t('profile.title')}` }, glance, profile);
     main().append(h('div', { class: 'columns' }, timeline, side));
 
-    const atQuery = new URLSearchParams();
-    if (at) atQuery.set('at', at);
     // Asked together; each answer is kept as {value} or {error}, so that none is left unhandled.
     const pages = outcome(api(ownerPath(owner, 'timeline'), { query: timelineQuery(params) }));
-    const health = outcome(api(ownerPath(owner, 'health'), { query: atQuery }));
-    const believed = outcome(api(ownerPath(owner, 'profile'), { query: atQuery }));
+    const health = outcome(api(ownerPath(owner, 'health'), { query: atQuery(at) }));
+    const believed = outcome(api(ownerPath(owner, 'profile'), { query: atQuery(at) }));
     const { value: page, error } = await pages;
     if (error) {
       side.remove();
@@ -1209,6 +1364,7 @@
     const body = h('tbody');
     const count = h('p', { class: 'hint', id: 'timeline-count' });
     const more = h('button', { type: 'button', id: 'timeline-more' }, t('timeline.more'));
+    const fade = fadePlot(owner, params, generation);
     let next = page.next;
     const refresh = () => {
       plotBox.replaceChildren(...(entries.length ? [attentionPlot(entries)] : []));
@@ -1217,18 +1373,20 @@
         : t('timeline.empty');
       more.hidden = !next;
     };
-    body.append(...entries.map((entry) => timelineRow(owner, entry)));
+    const rows = (shown, cursor) => shown.map((entry) => timelineRow(owner, entry, fade.pick(entry, cursor)));
+    body.append(...rows(entries, ''));
     more.addEventListener('click', async () => {
       more.disabled = true;
-      main().setAttribute('aria-busy', 'true');
+      const done = busy(generation);
       say(t('loading'));
       const query = timelineQuery(params);
-      query.set('before', next);
+      const cursor = next;
+      query.set('before', cursor);
       try {
         const older = await api(ownerPath(owner, 'timeline'), { query });
         if (!current(generation)) return;
         entries.push(...older.entries);
-        body.append(...older.entries.map((entry) => timelineRow(owner, entry)));
+        body.append(...rows(older.entries, cursor));
         next = older.next;
         refresh();
         say(t('timeline.shown', { count: entries.length }));
@@ -1236,11 +1394,11 @@
         refused(generation, error, t('error.owner'));
       } finally {
         more.disabled = false;
-        if (current(generation)) main().setAttribute('aria-busy', 'false');
+        done();
       }
     });
-    const headers = ['col.time', 'col.speaker', 'col.session', 'col.text', 'col.kind', 'col.tier', 'col.attention', 'col.belief'];
-    section.append(plotBox,
+    const headers = ['col.time', 'col.speaker', 'col.session', 'col.text', 'col.kind', 'col.tier', 'col.attention', 'col.belief', 'col.plot'];
+    section.append(plotBox, fade.element,
       scroller(t('timeline.scroll'), h('table', { class: 'timeline-table stack', id: 'timeline' },
         h('caption', null, t('timeline.caption')),
         h('thead', null, h('tr', null, headers.map((header) => h('th', {
@@ -1249,6 +1407,267 @@
         body)),
       count, more);
     refresh();
+    fade.restored();
+  }
+
+  /** A memory's first words: what names it in the plot's legend and table. */
+  function firstWords(text) {
+    const flat = String(text).replace(/\s+/g, ' ').trim();
+    const words = flat.split(' ');
+    return words.length > 6 ? short(words.slice(0, 6).join(' '), 44) + '…' : short(flat, 44);
+  }
+
+  /** The times the plot reads at: FADE_TIMES from `start` to `span` days after it, on the hour. */
+  function fadeTimes(start, span) {
+    return Array.from({ length: FADE_TIMES }, (unused, index) => {
+      const offset = Math.round((index * span * DAY) / (FADE_TIMES - 1) / HOUR) * HOUR;
+      return new Date(start + offset).toISOString();
+    });
+  }
+
+  /**
+   * The attention of the memories ticked in the timeline, over time: the section above the table,
+   * and the checkbox of each row (`pick`). It reads the page each ticked memory is on (the same
+   * filters, cursor and limit) at FADE_TIMES times, each page and span once.
+   */
+  function fadePlot(owner, params, generation) {
+    const at = params.get('at') || '';
+    const start = at ? new Date(at).getTime() : Date.now(); // the time read: the page's own
+    const pageKey = `${owner}?${timelineQuery(params).toString()}`;
+    const kept = state.plotted && state.plotted.page === pageKey ? state.plotted : null;
+    const picked = new Map(); // memory id -> {slot, text, cursor, input}
+    const boxes = new Map(); // memory id -> its checkbox
+    const read = new Map(); // `${cursor}|${span}` -> promise of [Map(memory id -> attention)]
+    let span = kept ? kept.span : FADE_SPAN;
+    let open = kept ? kept.open : false;
+    let drawn = ''; // what is drawn: the span and the memories, in their slots
+    let asked = 0;
+    const progress = { done: 0, count: 0 };
+
+    const hint = h('span', { class: 'hint', id: 'fade-count' });
+    const spanChoice = h('select', { id: 'fade-span', name: 'span' },
+      FADE_SPANS.map((days) => h('option', { value: String(days), selected: days === span }, t('fade.days', { days }))));
+    const toggle = h('button', { type: 'button', id: 'fade-toggle', class: 'quiet', 'aria-controls': 'fade-figure' });
+    const drawing = h('div', { class: 'fade-drawing' });
+    const legend = h('ul', { class: 'fade-legend', id: 'fade-legend', 'aria-label': t('fade.legend') });
+    const numbers = h('div', { class: 'fade-numbers-table' });
+    const details = h('details', { class: 'fade-numbers', id: 'fade-numbers' },
+      h('summary', null, t('fade.numbers')), numbers);
+    const figure = h('figure', { class: 'plot-box fade-box', id: 'fade-figure' }, drawing, legend, details);
+    const element = h('section', { class: 'fade', id: 'fade', 'aria-labelledby': 'fade-title' },
+      h('h3', { id: 'fade-title' }, t('fade.title')),
+      h('p', { class: 'fade-what' }, t('fade.what')),
+      h('div', { class: 'fade-controls' },
+        h('label', { for: 'fade-span' }, t('fade.span')), spanChoice, toggle, hint),
+      figure);
+
+    const keep = () => {
+      state.plotted = { page: pageKey, ids: [...picked.keys()], span, open };
+    };
+    const showState = () => {
+      hint.textContent = t('fade.selected', { count: picked.size, max: PLOTTED_MEMORIES });
+      toggle.textContent = open ? t('fade.hide') : t('fade.show');
+      toggle.setAttribute('aria-expanded', String(open));
+      figure.hidden = !open;
+    };
+    const inOrder = () => [...picked.entries()].sort((a, b) => a[1].slot - b[1].slot);
+
+    /** The attention on one page (its cursor) at each time of the span, read once. */
+    const readPage = (cursor, days) => {
+      const key = `${cursor}|${days}`;
+      if (!read.has(key)) {
+        progress.count += FADE_TIMES;
+        const pages = fadeTimes(start, days).map((time) => {
+          const query = timelineQuery(params);
+          if (cursor) query.set('before', cursor);
+          query.set('at', time);
+          return api(ownerPath(owner, 'timeline'), { query }).then((answer) => {
+            progress.done += 1;
+            if (current(generation)) say(t('fade.reading', { count: progress.count, done: progress.done }));
+            return new Map(answer.entries.map((entry) => [entry.memory.id, entry.attention]));
+          });
+        });
+        const all = Promise.all(pages);
+        all.catch(() => read.delete(key)); // asked again next time
+        read.set(key, all);
+      }
+      return read.get(key);
+    };
+
+    const draw = async () => {
+      const shown = inOrder();
+      const key = `${span}|${shown.map(([id, item]) => `${item.slot}:${id}`).join(',')}`;
+      if (!open || key === drawn) return; // nothing changed: nothing read, nothing drawn again
+      asked += 1;
+      const ticket = asked;
+      if (!shown.length) {
+        drawn = key;
+        figure.dataset.drawn = key;
+        drawing.replaceChildren(h('p', { class: 'empty', id: 'fade-none' }, t('fade.none')));
+        legend.replaceChildren();
+        numbers.replaceChildren();
+        details.hidden = true;
+        return;
+      }
+      const days = span;
+      const cursors = [...new Set(shown.map(([, item]) => item.cursor))];
+      const done = busy(generation);
+      let series;
+      try {
+        const answers = await Promise.all(cursors.map((cursor) => readPage(cursor, days)));
+        series = shown.map(([id, item]) => {
+          const pages = answers[cursors.indexOf(item.cursor)];
+          return { id, ...item, values: pages.map((values) => (values.has(id) ? values.get(id) : null)) };
+        });
+      } catch (error) {
+        if (current(generation) && ticket === asked) {
+          if (error instanceof ApiError && error.status === 401) refused(generation, error);
+          else say(error instanceof ApiError ? t('error.generic', { status: error.status, message: error.message }) : error.message, 'error');
+        }
+        return;
+      } finally {
+        done();
+        if (progress.done >= progress.count) {
+          progress.done = 0;
+          progress.count = 0;
+        }
+      }
+      if (!current(generation) || ticket !== asked) return;
+      const times = fadeTimes(start, days);
+      drawing.replaceChildren(fadeSvg(series, times));
+      legend.replaceChildren(...series.map((item) => h('li', { 'data-memory': item.id },
+        s('svg', { class: 'sample', viewBox: '0 0 40 12', 'aria-hidden': 'true', focusable: 'false' },
+          s('line', { x1: 1, y1: 6, x2: 39, y2: 6, class: `series s-${item.slot}` })),
+        h('a', { href: link.node(owner, 'Memory', item.id), dir: 'auto' }, item.text))));
+      numbers.replaceChildren(fadeTable(series, times));
+      details.hidden = false;
+      drawn = key;
+      figure.dataset.drawn = key; // what tests wait on
+      say(t('fade.read', { count: series.length, times: times.length }));
+    };
+
+    const choose = (id, text, cursor, input) => {
+      if (!input.checked) {
+        picked.delete(id);
+      } else if (picked.size >= PLOTTED_MEMORIES) {
+        input.checked = false;
+        say(t('fade.tooMany', { max: PLOTTED_MEMORIES }), 'error');
+        return;
+      } else {
+        const used = new Set([...picked.values()].map((item) => item.slot));
+        let slot = 0;
+        while (used.has(slot)) slot += 1;
+        picked.set(id, { slot, text, cursor });
+      }
+      keep();
+      showState();
+      draw();
+    };
+
+    spanChoice.addEventListener('change', () => {
+      span = Number(spanChoice.value) || FADE_SPAN;
+      keep();
+      draw();
+    });
+    toggle.addEventListener('click', () => {
+      open = !open;
+      keep();
+      showState();
+      draw();
+    });
+
+    /** The checkbox of a row, named by the memory's first words. */
+    const pick = (entry, cursor) => {
+      const id = entry.memory.id;
+      const text = firstWords(entry.memory.text);
+      const input = h('input', { type: 'checkbox', class: 'pick', 'data-memory': id });
+      input.addEventListener('change', () => choose(id, text, cursor, input));
+      boxes.set(id, { input, text, cursor });
+      return h('label', { class: 'pick-label' }, input,
+        h('span', { class: 'visually-hidden', dir: 'auto' }, t('fade.pick', { text })));
+    };
+
+    /** The memories ticked before (this page, in another language, say) ticked again. */
+    const restored = () => {
+      for (const id of kept ? kept.ids : []) {
+        const box = boxes.get(id);
+        if (!box || picked.size >= PLOTTED_MEMORIES) continue;
+        box.input.checked = true;
+        picked.set(id, { slot: picked.size, text: box.text, cursor: box.cursor });
+      }
+      keep();
+      showState();
+      draw();
+    };
+
+    return { element, pick, restored };
+  }
+
+  /** The line plot: one line a memory, its colour and dashes its own, dates along, 0-10 up. */
+  function fadeSvg(series, times) {
+    const width = 720;
+    const height = 300;
+    const margin = { left: 50, right: 18, top: 16, bottom: 46 };
+    const instants = times.map((time) => new Date(time).getTime());
+    const low = instants[0];
+    const high = instants[instants.length - 1];
+    const values = series.flatMap((item) => item.values.filter((value) => value !== null));
+    const top = Math.max(10, Math.ceil(Math.max(0, ...values) / 2) * 2);
+    const x = (time) => margin.left + (high === low ? 0.5 : (time - low) / (high - low)) * (width - margin.left - margin.right);
+    const y = (value) => margin.top + (1 - value / top) * (height - margin.top - margin.bottom);
+    const ticks = Array.from({ length: 6 }, (unused, index) => (top * index) / 5);
+    const dated = [0, Math.round((times.length - 1) / 3), Math.round((2 * (times.length - 1)) / 3), times.length - 1];
+    const label = t('fade.label', {
+      count: series.length, from: formatDay(times[0]), to: formatDay(times[times.length - 1]), times: times.length,
+    });
+    const line = (item) => {
+      let path = '';
+      let pen = 'M';
+      item.values.forEach((value, index) => {
+        if (value === null) {
+          pen = 'M';
+          return;
+        }
+        path += `${pen}${x(instants[index]).toFixed(1)} ${y(value).toFixed(1)} `;
+        pen = 'L';
+      });
+      return path.trim();
+    };
+    return s('svg', { class: 'fade-plot', id: 'fade-svg', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label },
+      s('title', null, label),
+      ticks.map((value) => s('g', null,
+        s('line', { x1: margin.left, y1: y(value).toFixed(1), x2: width - margin.right, y2: y(value).toFixed(1), class: value ? 'grid' : 'axis' }),
+        s('text', { x: margin.left - 6, y: (y(value) + 4).toFixed(1), class: 'tick end' }, value.toFixed(0)))),
+      s('line', { x1: margin.left, y1: margin.top, x2: margin.left, y2: y(0), class: 'axis' }),
+      dated.map((index, place) => s('g', null,
+        s('line', { x1: x(instants[index]).toFixed(1), y1: y(0), x2: x(instants[index]).toFixed(1), y2: y(0) + 5, class: 'axis' }),
+        s('text', {
+          x: x(instants[index]).toFixed(1), y: y(0) + 18,
+          class: `tick ${place === 0 ? '' : place === dated.length - 1 ? 'end' : 'middle'}`.trim(),
+        }, formatDay(times[index])))),
+      s('text', { x: ((margin.left + width - margin.right) / 2).toFixed(1), y: height - 6, class: 'tick middle axis-title' }, t('fade.xAxis')),
+      s('text', {
+        x: 0, y: 0, class: 'tick middle axis-title',
+        transform: `translate(14 ${((margin.top + y(0)) / 2).toFixed(1)}) rotate(-90)`,
+      }, t('fade.yAxis')),
+      series.map((item) => s('g', { class: `line s-${item.slot}`, 'data-memory': item.id },
+        s('title', null, item.text),
+        s('path', { d: line(item), class: `series s-${item.slot}` }),
+        item.values.map((value, index) => (value === null ? null : s('circle', {
+          cx: x(instants[index]).toFixed(1), cy: y(value).toFixed(1), r: 3, class: `point s-${item.slot}`,
+        }))))));
+  }
+
+  /** The same numbers as a table: a row a time read, a column a memory. */
+  function fadeTable(series, times) {
+    return scroller(t('fade.scroll'), h('table', { class: 'fade-table', id: 'fade-table' },
+      h('caption', null, t('fade.caption')),
+      h('thead', null, h('tr', null,
+        h('th', { scope: 'col' }, t('fade.time')),
+        series.map((item) => h('th', { scope: 'col', class: 'number', dir: 'auto', 'data-memory': item.id }, item.text)))),
+      h('tbody', null, times.map((time, index) => h('tr', null,
+        h('th', { scope: 'row', class: 'nowrap' }, timeElement(time)),
+        series.map((item) => h('td', { class: 'number' }, number(item.values[index], 2))))))));
   }
 
   function showProfile(owner, aside, profile) {
@@ -1279,6 +1698,171 @@
         })),
       ]),
       h('p', { class: 'hint' }, t('profile.rules', { count: profile.causal_rules })));
+  }
+
+  // ---------------------------------------------------------------- an owner's events and impressions
+
+  /** A label whose `{name}` is an element: the text around it, and the element in its place. */
+  function around(id, name, element) {
+    const [before, after = ''] = t(id).split(`{${name}}`);
+    return [before, element, after];
+  }
+
+  function dayElement(iso) {
+    return iso ? h('time', { datetime: iso }, formatDay(iso)) : t('none');
+  }
+
+  /** Days as a short number: 30, 0.5. */
+  function days(value) {
+    return value === null || value === undefined ? t('none') : String(Number(Number(value).toFixed(1)));
+  }
+
+  /** The links, the lead and the "read at" form of the events (`page`) or impressions page. */
+  function readingHead(owner, at, page) {
+    const here = (chosen) => link[page](owner, chosen);
+    const other = page === 'events' ? 'impressions' : 'events';
+    const when = h('input', { id: 'read-at', name: 'at', type: 'datetime-local', value: localInput(at) });
+    const form = h('form', { class: 'at-form', id: 'at-form', novalidate: true },
+      h('div', { class: 'field' }, h('label', { for: 'read-at' }, t('at.label')), when),
+      h('button', { type: 'submit' }, t('at.apply')));
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const target = here(isoOfInput(when.value));
+      if (location.hash === target) route();
+      else location.hash = target;
+    });
+    return [
+      h('p', { class: 'links' },
+        h('a', { href: link.owner(owner, atQuery(at)) }, t('node.timeline')), ' · ',
+        h('a', { href: link[other](owner, at), id: `to-${other}` }, t(`owner.${other}`)), ' · ',
+        h('a', { href: link.recall(owner) }, t('owner.recall'))),
+      h('p', { class: 'lead' }, t(`${page}.intro`)),
+      form,
+    ];
+  }
+
+  /** The events along time: first to last update, then the rest of the timeliness; the time read. */
+  function eventsPlot(entries, at) {
+    const shown = entries.slice(0, PLOTTED_EVENTS);
+    const read = at ? new Date(at).getTime() : Date.now();
+    const row = 24;
+    const width = 800;
+    const margin = { left: 230, right: 14, top: 20, bottom: 24 };
+    const height = margin.top + shown.length * row + margin.bottom;
+    const time = (iso) => new Date(iso).getTime();
+    const low = Math.min(read, ...shown.map((entry) => time(entry.event.first_at)));
+    const high = Math.max(read, ...shown.map((entry) => time(entry.open_until)));
+    const x = (when) => margin.left + (high === low ? 0.5 : (when - low) / (high - low)) * (width - margin.left - margin.right);
+    const readDay = formatTime(new Date(read).toISOString());
+    const label = t('events.plot', { count: shown.length, at: at ? readDay : `${t('at.now')} (${readDay})` });
+    return s('svg', { class: 'plot events-plot', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label },
+      s('title', null, label),
+      shown.map((entry, index) => {
+        const y = margin.top + index * row;
+        const first = x(time(entry.event.first_at));
+        const last = x(time(entry.event.last_at));
+        const until = x(time(entry.open_until));
+        return s('g', { class: `event-row ${entry.open ? 'is-open' : 'is-closed'}` },
+          s('text', { x: margin.left - 8, y: y + row / 2 + 4, class: 'tick end row-label' }, short(entry.event.title, 36)),
+          s('rect', { x: last.toFixed(1), y: y + 6, width: Math.max(until - last, 1).toFixed(1), height: row - 12, class: 'window' }),
+          s('rect', { x: first.toFixed(1), y: y + 4, width: Math.max(last - first, 3).toFixed(1), height: row - 8, class: 'span' }));
+      }),
+      s('line', { x1: x(read).toFixed(1), y1: margin.top - 4, x2: x(read).toFixed(1), y2: height - margin.bottom + 2, class: 'read' }),
+      s('text', { x: x(read).toFixed(1), y: margin.top - 8, class: 'tick middle' }, t('events.plotRead')),
+      s('text', { x: margin.left, y: height - 6, class: 'tick' }, formatDay(new Date(low).toISOString())),
+      s('text', { x: width - margin.right, y: height - 6, class: 'tick end' }, formatDay(new Date(high).toISOString())));
+  }
+
+  function eventRow(owner, entry, index) {
+    const event = entry.event;
+    const lines = String(event.text).split('\n').map((line) => line.trim()).filter(Boolean);
+    const state = entry.open ? 'open' : 'closed';
+    return h('tr', { 'data-event': event.id },
+      h('td', { class: 'text', 'data-label': t('col.title') },
+        h('a', { href: link.node(owner, 'Event', event.id), dir: 'auto', class: 'event-link' }, event.title || short(event.text, 80)),
+        h('details', { class: 'storyline', open: index === 0 },
+          h('summary', null, t('events.storyline', { count: lines.length })),
+          h('ol', { class: 'storyline-lines' }, lines.map((line) => h('li', { dir: 'auto' }, line))))),
+      h('td', { dir: 'auto', 'data-label': t('col.category') }, event.category),
+      h('td', { class: 'state', 'data-label': t('col.open') },
+        h('span', { class: `badge state-${state}` }, t(`events.${state}`)), ' ',
+        h('span', { class: 'nowrap' }, around(entry.open ? 'events.until' : 'events.since', 'day', dayElement(entry.open_until)))),
+      h('td', { class: 'nowrap', 'data-label': t('col.first') }, timeElement(event.first_at)),
+      h('td', { class: 'nowrap', 'data-label': t('col.last') }, timeElement(event.last_at)),
+      h('td', { class: 'number', 'data-label': t('col.timeliness') }, days(event.timeliness_days)),
+      h('td', { class: 'number', 'data-label': t('col.memories') }, String(entry.memories)),
+      h('td', { class: 'number', 'data-label': t('col.attention') }, number(entry.attention, 2)),
+      h('td', { class: `nowrap tier tier-${event.tier}`, 'data-label': t('col.tier') }, t(`tier.${event.tier}`)));
+  }
+
+  async function renderEvents(owner, params) {
+    const generation = begin('events', t('events.title', { owner }));
+    const at = params.get('at') || '';
+    main().append(...readingHead(owner, at, 'events'));
+    let entries;
+    try {
+      entries = await api(ownerPath(owner, 'events'), { query: atQuery(at) });
+    } catch (error) {
+      refused(generation, error, t('error.owner'));
+      return;
+    }
+    if (!current(generation)) return;
+    if (!entries.length) {
+      main().append(h('p', { class: 'empty', id: 'events-none' }, t('events.none')));
+      finish(generation, t('events.none'));
+      return;
+    }
+    const open = entries.filter((entry) => entry.open).length;
+    const headers = ['col.title', 'col.category', 'col.open', 'col.first', 'col.last', 'col.timeliness', 'col.memories', 'col.attention', 'col.tier'];
+    const grid = table(t('events.caption'), headers.map(t),
+      entries.map((entry, index) => eventRow(owner, entry, index)), 'events-table stack', [5, 6, 7]);
+    grid.id = 'events';
+    main().append(
+      h('figure', { class: 'plot-box' }, eventsPlot(entries, at)),
+      scroller(t('events.scroll'), grid),
+      h('p', { class: 'hint', id: 'events-count' }, t('events.count', { count: entries.length, open })));
+    finish(generation, t('events.count', { count: entries.length, open }));
+  }
+
+  function impressionRow(owner, entry) {
+    const impression = entry.impression;
+    return h('tr', { 'data-impression': impression.id },
+      h('td', { class: 'text', 'data-label': t('col.impression') },
+        h('a', { href: link.node(owner, 'Impression', impression.id), dir: 'auto', class: 'impression-link' }, short(impression.text, LISTED_CHARS))),
+      h('td', { class: 'belief-now', 'data-label': t('col.beliefNow') },
+        h('span', { class: 'belief-bar' }, bar(entry.belief), h('span', { class: 'number' }, number(entry.belief, 2)))),
+      h('td', { class: 'number', 'data-label': t('col.beliefStored') }, number(impression.belief, 2)),
+      h('td', { class: 'nowrap', 'data-label': t('col.beliefAt') }, timeElement(impression.belief_at)),
+      h('td', { class: 'number', 'data-label': t('col.halfLife') }, days(impression.half_life_days)),
+      h('td', { class: 'number', 'data-label': t('col.cues') }, String(entry.cues)),
+      h('td', { class: 'number', 'data-label': t('col.conjectures') }, String(entry.conjectures)),
+      h('td', { class: 'nowrap', 'data-label': t('col.conjectured') }, timeElement(impression.conjectured_at)));
+  }
+
+  async function renderImpressions(owner, params) {
+    const generation = begin('impressions', t('impressions.title', { owner }));
+    const at = params.get('at') || '';
+    main().append(...readingHead(owner, at, 'impressions'));
+    let entries;
+    try {
+      entries = await api(ownerPath(owner, 'impressions'), { query: atQuery(at) });
+    } catch (error) {
+      refused(generation, error, t('error.owner'));
+      return;
+    }
+    if (!current(generation)) return;
+    if (!entries.length) {
+      main().append(h('p', { class: 'empty', id: 'impressions-none' }, t('impressions.none')));
+      finish(generation, t('impressions.none'));
+      return;
+    }
+    const headers = ['col.impression', 'col.beliefNow', 'col.beliefStored', 'col.beliefAt', 'col.halfLife', 'col.cues', 'col.conjectures', 'col.conjectured'];
+    const grid = table(t('impressions.caption'), headers.map(t),
+      entries.map((entry) => impressionRow(owner, entry)), 'impressions-table stack', [2, 4, 5, 6]);
+    grid.id = 'impressions';
+    main().append(scroller(t('impressions.scroll'), grid),
+      h('p', { class: 'hint', id: 'impressions-count' }, t('impressions.count', { count: entries.length })));
+    finish(generation, t('impressions.count', { count: entries.length }));
   }
 
   // ---------------------------------------------------------------- a node and its edges
@@ -1930,6 +2514,8 @@
     if (parts.length === 0 || (parts[0] === 'owners' && parts.length === 1)) rendering = renderOwners();
     else if (parts[0] === 'owner' && parts.length === 2) rendering = renderOwner(parts[1], params);
     else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'recall') rendering = renderRecall(parts[1]);
+    else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'events') rendering = renderEvents(parts[1], params);
+    else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'impressions') rendering = renderImpressions(parts[1], params);
     else if (parts[0] === 'owner' && parts.length === 4 && parts[2] === 'memory') rendering = renderNode(parts[1], 'Memory', parts[3]);
     else if (parts[0] === 'owner' && parts.length === 5 && parts[2] === 'node') rendering = renderNode(parts[1], parts[3], parts[4]);
     else if (parts[0] === 'keys' && parts.length === 1) rendering = renderKeys();
