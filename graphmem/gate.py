@@ -76,7 +76,7 @@ CONSOLE_POLICY = (
 REQUESTS_KEPT = 1000
 """How many of the latest requests the request log keeps."""
 OWNER_PATH = re.compile(r"/v1/owners/([^/]+)/")
-"""A path on an owner's memory, whose first group is the owner (escaped)."""
+"""A path on an owner's memory, whose first group is the owner (as the path decodes it)."""
 MCP_PATH = "/mcp"
 """Where the MCP tools are served over streamable HTTP."""
 REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")

@@ -375,7 +375,8 @@ class GraphMem(KeyVerbs):
         Memories of every kind, those each condition given admits: of `kinds`, in `tiers`, of
         `session`, said by `speaker`, a text that `contains` (case ignored), made in [`since`,
         `until`). The page's `next`, given as `before`, reads the page after it: a page costs
-        the same however long the owner's memory is. No model call, no change.
+        the same however deep into the timeline it is, and no answer holds the whole owner.
+        No model call, no change.
         """
         with self._telemetry.verb("timeline", owner):
             checked(check_owner, owner)
