@@ -4,11 +4,11 @@ The server is started as tests/test_server.py starts it, on a store holding the 
 months (`graphmem demo` on that store) and a few Chinese turns observed over HTTP. A person's
 walk through the console runs in a browser context that keeps the page's Content-Security-Policy
 and must log no violation of it: sign in with an admin key, open the demo user, find the milk
-allergy, plot its attention over time, follow its edges, read its events and impressions,
-recall, forget its message and see it gone, make and revoke keys, read the request log, be
-refused the demo user with another owner's key, read Chinese. Each page it visits is checked for
-accessibility with axe-core in a second context (see `Axe`). The run on the embedded store
-writes the screenshots that docs/console.md shows.
+allergy, plot its attention over time, follow its edges, read its events and impressions and
+its fact's slot history, recall and see the answer drawn, forget its message and see it gone,
+make and revoke keys, read the request log, be refused the demo user with another owner's key,
+read Chinese. Each page it visits is checked for accessibility with axe-core in a second context
+(see `Axe`). The run on the embedded store writes the screenshots that docs/console.md shows.
 """
 
 import json
@@ -36,7 +36,7 @@ from playwright.sync_api import (
 )
 
 from graphmem.client import GraphMemClient
-from graphmem.contract import Components
+from graphmem.contract import Components, ProfileFact, Recall
 
 from . import test_server
 from .conftest import ROOT
@@ -297,6 +297,7 @@ def test_a_person_walks_through_the_console(browser: Browser, served: Served) ->
     signing_in(page, served, axe)
     owners_page(page, served, axe)
     events_and_impressions(page, served, axe)
+    fact_history(page, served, axe)
     memory_hash = the_allergy(page, served, axe)
     recall(page, served, axe)
     forgetting(page, served, axe, memory_hash)
@@ -305,7 +306,7 @@ def test_a_person_walks_through_the_console(browser: Browser, served: Served) ->
     in_chinese(browser, page, served, axe)
 
     assert watched.problems == [], "the console logged errors (a CSP violation?)"
-    assert len(axe.checked) == 13
+    assert len(axe.checked) == 14
     context.close()
     axe.context.close()
 
@@ -695,6 +696,7 @@ def recall(page: Page, served: Served, axe: Axe) -> None:
         on.get_by_label("Ask at (empty: now)").fill(READ_AT)
         on.get_by_role("button", name="Recall", exact=True).click()
         expect(on.locator("#context")).to_be_visible()
+        expect(on.locator("svg#recall-graph")).to_be_visible()  # axe sees the subgraph too
 
     ask(page)
     with served.client() as client:
@@ -712,10 +714,94 @@ def recall(page: Page, served: Served, axe: Axe) -> None:
     assert first.locator("th[scope=row]").all_inner_texts()[0] == "relevance (cosine)"
     expect(page.locator("#context")).to_contain_text(ALLERGY)
     expect(page.locator("#status")).to_contain_text("Peeked: nothing was woken.")
-    if served.embedded:
-        page.evaluate("window.scrollTo(0, 0)")
-        shoot(served, page, "recall")
+    recall_graph(page, served, same)
     axe.check("#" + page.url.split("#", 1)[1], "recall", ask)
+
+
+def recall_graph(page: Page, served: Served, same: Recall) -> None:
+    """The recall's subgraph: a node a memory recalled, by rank, an arrow an edge; nodes link."""
+    graph = page.locator("svg#recall-graph")
+    nodes = graph.locator("g.node")
+    expect(nodes).to_have_count(len(same.memories))
+    drawn = nodes.evaluate_all("nodes => nodes.map((node) => node.dataset.node)")
+    assert drawn == [item.memory.id for item in same.memories]
+    ranks = graph.locator("text.node-letter").all_text_contents()
+    assert ranks == [f"[{rank}]" for rank in range(1, len(same.memories) + 1)]
+    edges = graph.locator("g.edge")
+    expect(edges).to_have_count(len(same.links))
+    ends = edges.evaluate_all(
+        """edges => edges.map((edge) =>
+            [edge.dataset.type, edge.dataset.source, edge.dataset.target])"""
+    )
+    assert sorted(map(tuple, ends)) == sorted(
+        (edge.type, edge.source, edge.target) for edge in same.links
+    )
+    labels = graph.locator("text.edge-label").all_text_contents()
+    assert {part for label in labels for part in label.split(" · ")} == {
+        edge.type for edge in same.links
+    }
+    expect(page.locator("ul.edges-list > li")).to_have_count(len(same.links))  # said in words too
+    first = same.memories[0].memory.id
+    node = graph.get_by_role("link", name=re.compile(r"^\[1\] "))
+    assert node.get_attribute("href") == f"#/owner/{served.demo}/memory/{first}"
+    if served.embedded:
+        page.locator("#recall-graph-box").screenshot(path=str(DOCS / "console-recall.png"))
+    settled(page, "node", node.click)
+    expect(page.locator("h1")).to_have_text(f"Memory: {ALLERGY}")
+    assert page.url.endswith(f"/memory/{first}")
+    settled(page, "recall", page.go_back)  # the answer is shown again, drawn the same
+    expect(nodes).to_have_count(len(same.memories))
+    assert nodes.evaluate_all("nodes => nodes.map((node) => node.dataset.node)") == drawn
+
+
+def fact_history(page: Page, served: Served, axe: Axe) -> None:
+    """The milk allergy's fact, from the profile: its slot's history, as the profile reads it.
+
+    Then a value the mood at work replaced: "Replaced", in the list of that slot's values.
+    """
+    at = utc(READ_AT)
+    owner_url = page.url
+    assert read_at(page) == at
+    with served.client() as client:
+        profile = client.profile(served.demo, at=at)
+    allergy = next(entry for entry in profile.facts if entry.slot == "allergy: milk")
+    replaced = next(entry for entry in profile.facts if entry.earlier)
+
+    def shown() -> list[tuple[str, str, datetime]]:
+        """The values the page lists: each memory's id, its text, since when."""
+        items = page.locator("#slot-history ol.slot-values > li").evaluate_all(
+            """items => items.map((item) => [item.dataset.memory,
+                item.querySelector('a').textContent,
+                item.querySelector('time').getAttribute('datetime')])"""
+        )
+        return [(memory, text, datetime.fromisoformat(since)) for memory, text, since in items]
+
+    def values(fact: ProfileFact) -> list[tuple[str, str, datetime]]:
+        """The values of the profile's entry: the one in force, then those it replaced."""
+        return [
+            (fact.rests_on[0], fact.text, fact.since),
+            *((value.id, value.text, value.since) for value in fact.earlier),
+        ]
+
+    link = page.locator("section.profile").get_by_role("link", name=allergy.text, exact=True)
+    settled(page, "node", link.click)
+    assert f"/memory/{allergy.rests_on[0]}?" in page.url
+    assert read_at(page) == at  # the owner page's time, carried over
+    expect(page.locator("dl.fields")).to_contain_text("fact")
+    expect(page.locator("#slot-title")).to_have_text("The history of the slot “allergy: milk”")
+    expect(page.locator("#slot-state")).to_have_text("In force")
+    assert shown() == values(allergy)
+    expect(page.locator("#slot-history li.this")).to_have_attribute(
+        "data-memory", allergy.rests_on[0]
+    )
+    axe.check("#" + page.url.split("#", 1)[1], "node")
+    older = replaced.earlier[-1]
+    query = urlsplit(urlsplit(page.url).fragment).query
+    visit(page, f"{served.console}#/owner/{served.demo}/memory/{older.id}?{query}", "node")
+    expect(page.locator("#slot-state")).to_have_text("Replaced")
+    assert shown() == values(replaced)
+    expect(page.locator("#slot-history li.this")).to_have_attribute("data-memory", older.id)
+    visit(page, owner_url, "owner")
 
 
 def forgetting(page: Page, served: Served, axe: Axe, memory_hash: str) -> None:
@@ -884,6 +970,18 @@ def in_chinese(browser: Browser, page: Page, served: Served, axe: Axe) -> None:
     assert widths["page"] <= widths["view"], "the page scrolls sideways at a phone's width"
     if served.embedded and chinese_font():  # Debian: fonts-noto-cjk
         phone.screenshot(path=str(DOCS / "console-phone.png"))
+    visit(phone, f"{served.console}#/owner/{served.chinese}/recall", "recall")
+    phone.get_by_label("问题", exact=True).fill(CHINESE[0])
+    phone.get_by_role("button", name="回忆", exact=True).click()
+    expect(phone.locator("svg#recall-graph g.node").first).to_be_visible()
+    widths = phone.evaluate(
+        """() => ({page: document.documentElement.scrollWidth,
+                   view: document.documentElement.clientWidth,
+                   graph: document.querySelector('.graph-scroll').scrollWidth,
+                   box: document.querySelector('.graph-scroll').clientWidth})"""
+    )
+    assert widths["page"] <= widths["view"], "the recall page scrolls sideways at a phone's width"
+    assert widths["graph"] > widths["box"], "the subgraph is squeezed, not scrolled, on a phone"
     with served.client() as client:  # no sleep ran for the Chinese owner: nothing of either yet
         assert client.events(served.chinese) == []
         assert client.impressions(served.chinese) == []

@@ -256,6 +256,21 @@
       'recall.context': 'Context as the agent gets it',
       'recall.ran': '{count} memories recalled.',
       'recall.peeked': 'Peeked: nothing was woken.',
+      'recall.graph': 'The memories and the edges among them',
+      'recall.graphLabel': 'Graph of the {count} memories recalled and the {edges} edges among them; each memory is a link to its page.',
+      'recall.graphCaption': 'Each circle is a memory recalled, marked with its rank ([1] is the first); the higher its score, the larger and darker it is. Each arrow is an edge between two of them, labelled with its type. A circle links to its memory\'s page; the list below names the same edges.',
+      'recall.graphScroll': 'Graph of the memories recalled',
+      'recall.node': '[{rank}] {text} (score {score})',
+      'fact.title': 'The history of the slot “{slot}”',
+      'fact.inForce': 'In force',
+      'fact.replaced': 'Replaced',
+      'fact.absent': 'Not in the slot\'s history',
+      'fact.absentText': 'The profile read at that time neither holds this memory nor lists it among the values replaced: it may have been made later.',
+      'fact.read': 'The values of the slot as the profile reads them at {at}, the one in force first, then those it replaced, newest first.',
+      'fact.current': 'in force since {since}',
+      'fact.earlier': 'held from {since}',
+      'fact.this': '(this memory)',
+      'fact.missing': 'The profile read at {at} has no slot “{slot}”: no fact of it was made by then, so there is no history to show.',
       'col.reason': 'Reason',
       'col.raw': 'Raw',
       'col.normalised': 'Normalised (0-1)',
@@ -570,6 +585,21 @@
       'recall.context': '智能体得到的上下文',
       'recall.ran': '回忆出 {count} 条记忆。',
       'recall.peeked': '只看：没有唤醒任何记忆。',
+      'recall.graph': '这些记忆及其之间的边',
+      'recall.graphLabel': '回忆出的 {count} 条记忆及其之间 {edges} 条边的图；每条记忆都链接到它的页面。',
+      'recall.graphCaption': '每个圆圈是一条回忆出的记忆，标有它的名次（[1] 为第一）；得分越高，圆圈越大、颜色越深。每个箭头是其中两条记忆之间的一条边，标有类型。点击圆圈打开该记忆的页面；下面的列表列出同样的边。',
+      'recall.graphScroll': '回忆出的记忆的图',
+      'recall.node': '[{rank}] {text}（得分 {score}）',
+      'fact.title': '槽位“{slot}”的历史',
+      'fact.inForce': '有效',
+      'fact.replaced': '已被取代',
+      'fact.absent': '不在该槽位的历史中',
+      'fact.absentText': '在那个时间读取的画像既没有这条记忆，也没有把它列为被取代的值：它可能是之后才生成的。',
+      'fact.read': '在 {at} 读取的画像中该槽位的值：先是有效的值，然后是它取代的值，最新的在前。',
+      'fact.current': '自 {since} 起有效',
+      'fact.earlier': '自 {since} 起',
+      'fact.this': '（这条记忆）',
+      'fact.missing': '在 {at} 读取的画像中没有槽位“{slot}”：到那时还没有生成它的事实，因此没有历史可显示。',
       'col.reason': '理由',
       'col.raw': '原始值',
       'col.normalised': '归一化（0-1）',
@@ -817,9 +847,9 @@
     recall: (owner) => `#/owner/${segment(owner)}/recall`,
     events: (owner, at) => `#/owner/${segment(owner)}/events${at ? '?' + atQuery(at) : ''}`,
     impressions: (owner, at) => `#/owner/${segment(owner)}/impressions${at ? '?' + atQuery(at) : ''}`,
-    node: (owner, label, id) => (label === 'Memory'
+    node: (owner, label, id, at) => (label === 'Memory'
       ? `#/owner/${segment(owner)}/memory/${segment(id)}`
-      : `#/owner/${segment(owner)}/node/${segment(label)}/${segment(id)}`),
+      : `#/owner/${segment(owner)}/node/${segment(label)}/${segment(id)}`) + (at ? '?' + atQuery(at) : ''),
     keys: () => '#/keys',
     requests: () => '#/requests',
   };
@@ -1338,7 +1368,7 @@
     const profiled = await believed;
     if (!current(generation)) return;
     if (profiled.error) profile.append(h('p', { class: 'problem' }, profiled.error.message));
-    else showProfile(owner, profile, profiled.value);
+    else showProfile(owner, profile, profiled.value, at);
     finish(generation, t('timeline.shown', { count: page.entries.length }));
   }
 
@@ -1670,7 +1700,7 @@
         series.map((item) => h('td', { class: 'number' }, number(item.values[index], 2))))))));
   }
 
-  function showProfile(owner, aside, profile) {
+  function showProfile(owner, aside, profile, at) {
     const list = (items, render) => (items.length
       ? h('ul', null, items.map((item) => h('li', null, render(item))))
       : h('p', { class: 'hint' }, t('profile.nothing')));
@@ -1679,7 +1709,7 @@
       list(profile.facts, (fact) => [
         h('strong', { dir: 'auto' }, fact.slot), ': ',
         fact.rests_on && fact.rests_on.length
-          ? h('a', { href: link.node(owner, 'Memory', fact.rests_on[0]), dir: 'auto' }, fact.text)
+          ? h('a', { href: link.node(owner, 'Memory', fact.rests_on[0], at), dir: 'auto' }, fact.text)
           : memoryText(fact.text),
         ' ', h('span', { class: 'hint' }, t('profile.fact', { belief: number(fact.belief, 2), since: formatDay(fact.since) })),
       ]),
@@ -1890,7 +1920,77 @@
     return entry.label === 'Event' ? node.title || node.text : node.text;
   }
 
-  /** The SVG graph: the node in the middle, its neighbours around it, each edge labelled. */
+  /**
+   * An SVG graph of placed nodes and the edges among them, each edge an arrow labelled with its
+   * type. `place` maps a node's id to its {x, y}; `describe(id)` tells how it looks: {kind,
+   * letter, title, caption, captionAbove, r, middle, className, href, name}. With `links`, a node that
+   * has an href is a link (an <a>, reached with the keyboard too) and the SVG is a group of them;
+   * without, the SVG is one image and a click on a node follows its href. `merged` labels the edges
+   * of a pair of nodes once, with all their types (RELATED · SUPPORTS), instead of one by one.
+   */
+  function drawGraph({ name, className, width, height, label, place, edges, describe, links = false, merged = false }) {
+    const looks = new Map([...place.keys()].map((id) => [id, describe(id)]));
+    const drawn = edges.filter((edge) => place.has(edge.source) && place.has(edge.target) && edge.source !== edge.target);
+    const pairCount = new Map();
+    const pairTypes = new Map(); // merged: the first edge of a pair is labelled with the types of all
+    for (const edge of drawn) {
+      const pair = [edge.source, edge.target].sort().join('\n');
+      const types = pairTypes.get(pair) || [];
+      if (!types.includes(edge.type)) types.push(edge.type);
+      pairTypes.set(pair, types);
+    }
+    const marker = `${name}-arrow`;
+    return s('svg', {
+      class: className, id: name, viewBox: `0 0 ${width} ${height}`,
+      role: links ? 'group' : 'img', 'aria-label': label,
+    },
+    s('title', null, label),
+    s('defs', null, s('marker', { id: marker, viewBox: '0 0 10 10', refX: '10', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
+      s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }))),
+    drawn.map((edge) => {
+      const from = place.get(edge.source);
+      const to = place.get(edge.target);
+      const pair = [edge.source, edge.target].sort().join('\n');
+      const seen = pairCount.get(pair) || 0; // a second edge of a pair: its label further on
+      pairCount.set(pair, seen + 1);
+      const dx = to.x - from.x;
+      const dy = to.y - from.y;
+      const length = Math.hypot(dx, dy) || 1;
+      const start = looks.get(edge.source).r + 2;
+      const end = looks.get(edge.target).r + 4;
+      const x1 = from.x + (dx / length) * start;
+      const y1 = from.y + (dy / length) * start;
+      const x2 = to.x - (dx / length) * end;
+      const y2 = to.y - (dy / length) * end;
+      const share = merged ? 0.5 : 0.5 + seen * 0.12;
+      const aside = merged ? 0 : seen * 12; // and aside the line, so that two labels do not overlap
+      const text = merged ? (seen ? null : pairTypes.get(pair).join(' · ')) : edge.type;
+      return s('g', { class: `edge edge-${edge.type}`, 'data-type': edge.type, 'data-source': edge.source, 'data-target': edge.target },
+        s('line', { x1: x1.toFixed(1), y1: y1.toFixed(1), x2: x2.toFixed(1), y2: y2.toFixed(1), 'marker-end': `url(#${marker})` }),
+        text ? s('text', {
+          x: (from.x + dx * share - (dy / length) * aside).toFixed(1),
+          y: (from.y + dy * share + (dx / length) * aside - 4).toFixed(1),
+          class: 'edge-label',
+        }, text) : null);
+    }),
+    [...place.entries()].map(([id, spot]) => {
+      const look = looks.get(id);
+      const x = spot.x.toFixed(1);
+      const group = s('g', { class: ['node', `node-${look.kind}`, look.middle ? 'middle' : null, look.className].filter(Boolean).join(' '), 'data-node': id },
+        s('circle', { cx: x, cy: spot.y.toFixed(1), r: look.r.toFixed(1) }),
+        s('text', { x, y: (spot.y + 4.5).toFixed(1), class: 'node-letter' }, look.letter),
+        s('title', null, look.title),
+        look.caption ? s('text', {
+          x, y: (look.captionAbove ? spot.y - look.r - 8 : spot.y + look.r + 16).toFixed(1), class: 'node-label',
+        }, look.caption) : null);
+      if (!look.href) return group;
+      if (links) return s('a', { href: look.href, class: 'node-link', 'aria-label': look.name || look.title }, group);
+      group.addEventListener('click', () => { location.hash = look.href; });
+      return group;
+    }));
+  }
+
+  /** The SVG graph of a node: the node in the middle, its neighbours around it, each edge labelled. */
   function nodeGraph(owner, hood, nodes) {
     const neighbours = [];
     for (const edge of hood.links) {
@@ -1910,46 +2010,20 @@
       const angle = -Math.PI / 2 + Math.PI / count + (2 * Math.PI * index) / count;
       place.set(id, { x: cx + rx * Math.cos(angle), y: cy + ry * Math.sin(angle) });
     });
-    const label = t('node.graph', { count: neighbours.length });
-    const edges = hood.links.filter((edge) => place.has(edge.source) && place.has(edge.target) && edge.source !== edge.target);
-    const pairCount = new Map();
-    const svg = s('svg', { class: 'graph', viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': label },
-      s('title', null, label),
-      s('defs', null, s('marker', { id: 'arrow', viewBox: '0 0 10 10', refX: '10', refY: '5', markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse' },
-        s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }))),
-      edges.map((edge) => {
-        const from = place.get(edge.source);
-        const to = place.get(edge.target);
-        const other = edge.source === hood.node_id ? edge.target : edge.source;
-        const seen = pairCount.get(other) || 0;
-        pairCount.set(other, seen + 1);
-        const dx = to.x - from.x;
-        const dy = to.y - from.y;
-        const length = Math.hypot(dx, dy) || 1;
-        const radius = 24;
-        const x1 = from.x + (dx / length) * radius;
-        const y1 = from.y + (dy / length) * radius;
-        const x2 = to.x - (dx / length) * (radius + 2);
-        const y2 = to.y - (dy / length) * (radius + 2);
-        const share = 0.5 + seen * 0.12;
-        return s('g', { class: `edge edge-${edge.type}` },
-          s('line', { x1: x1.toFixed(1), y1: y1.toFixed(1), x2: x2.toFixed(1), y2: y2.toFixed(1), 'marker-end': 'url(#arrow)' }),
-          s('text', { x: (from.x + dx * share).toFixed(1), y: (from.y + dy * share - 4).toFixed(1), class: 'edge-label' }, edge.type));
-      }),
-      [...place.entries()].map(([id, spot]) => {
+    const svg = drawGraph({
+      name: 'node-graph', className: 'graph', width, height, place, edges: hood.links,
+      label: t('node.graph', { count: neighbours.length }),
+      describe: (id) => {
         const entry = nodes.get(id);
-        const kind = entry ? entry.label : 'Memory';
         const middle = id === hood.node_id;
-        const group = s('g', { class: `node node-${kind}${middle ? ' middle' : ''}`, 'data-node': id },
-          s('circle', { cx: spot.x.toFixed(1), cy: spot.y.toFixed(1), r: middle ? 26 : 22 }),
-          s('text', { x: spot.x.toFixed(1), y: (spot.y + 5).toFixed(1), class: 'node-letter' }, t(`letter.${kind}`)),
-          s('title', null, nodeName(entry)),
-          middle ? null : s('text', { x: spot.x.toFixed(1), y: (spot.y < cy - 1 ? spot.y - 30 : spot.y + 38).toFixed(1), class: 'node-label' }, short(nodeName(entry), 22)));
-        if (!middle && entry) {
-          group.addEventListener('click', () => { location.hash = link.node(owner, entry.label, id); });
-        }
-        return group;
-      }));
+        const kind = entry ? entry.label : 'Memory';
+        return {
+          kind, middle, r: middle ? 26 : 22, letter: t(`letter.${kind}`), title: nodeName(entry),
+          caption: middle ? null : short(nodeName(entry), 22), captionAbove: place.get(id).y < cy - 1,
+          href: !middle && entry ? link.node(owner, entry.label, id) : null,
+        };
+      },
+    });
     return { svg, shown: drawn.length, count: neighbours.length };
   }
 
@@ -2036,7 +2110,50 @@
       }, t('forget.button')));
   }
 
-  async function renderNode(owner, label, id) {
+  /**
+   * A fact's slot as the profile reads it at `at` (or now): whether this memory is the value in
+   * force or one it replaced, and every value with its time, each a link to its memory.
+   */
+  async function factHistory(owner, node, at) {
+    const section = h('section', { class: 'card slot-history', id: 'slot-history', 'aria-labelledby': 'slot-title' },
+      h('h2', { id: 'slot-title' }, t('fact.title', { slot: node.slot })));
+    let profile;
+    try {
+      profile = await api(ownerPath(owner, 'profile'), { query: atQuery(at) });
+    } catch (error) {
+      section.append(h('p', { class: 'problem' }, error.message));
+      return section;
+    }
+    const when = timeElement(profile.at);
+    const fact = profile.facts.find((entry) => entry.slot === node.slot);
+    if (!fact) {
+      section.append(h('p', { id: 'slot-missing' }, around('fact.missing', 'at', when).map((part) => (
+        typeof part === 'string' ? part.replace('{slot}', node.slot) : part))));
+      return section;
+    }
+    const values = [
+      { id: fact.rests_on[0], text: fact.text, since: fact.since, current: true },
+      ...fact.earlier.map((value) => ({ ...value, current: false })),
+    ];
+    const state = fact.rests_on.includes(node.id) ? 'inForce'
+      : fact.earlier.some((value) => value.id === node.id) ? 'replaced' : 'absent';
+    section.append(
+      h('p', { id: 'slot-state' }, h('span', { class: `badge slot-${state}` }, t(`fact.${state}`)), ' ',
+        state === 'absent' ? h('span', { class: 'hint' }, t('fact.absentText')) : null),
+      h('p', { class: 'hint' }, around('fact.read', 'at', when)),
+      h('ol', { class: 'slot-values', 'aria-labelledby': 'slot-title' }, values.map((value) => h('li', {
+        'data-memory': value.id, class: value.id === node.id ? 'this' : null,
+        'aria-current': value.id === node.id ? 'page' : null,
+      },
+      h('a', { href: link.node(owner, 'Memory', value.id, at), dir: 'auto' }, value.text), ' ',
+      h('span', { class: 'hint' }, value.current
+        ? around('fact.current', 'since', timeElement(value.since)).concat(` · ${t('field.belief')} ${number(fact.belief, 2)}`)
+        : around('fact.earlier', 'since', timeElement(value.since))),
+      value.id === node.id ? [' ', h('strong', null, t('fact.this'))] : null))));
+    return section;
+  }
+
+  async function renderNode(owner, label, id, params) {
     const generation = begin('node', null);
     main().dataset.label = label;
     if (!LABELS.includes(label)) {
@@ -2136,6 +2253,11 @@
       edges.append(h('p', null, t('node.noEdges')));
     }
     right.append(edges);
+    if (label === 'Memory' && node.kind === 'fact' && node.slot) {
+      const history = await factHistory(owner, node, (params && params.get('at')) || '');
+      if (!current(generation)) return;
+      left.children[0].after(history);
+    }
     finish(generation);
   }
 
@@ -2260,6 +2382,120 @@
           table(t('recall.reasons', { rank }), ['col.reason', 'col.raw', 'col.normalised', ''].map((id) => (id ? t(id) : h('span', { class: 'visually-hidden' }, t('col.normalised')))), rows, 'reasons', [1, 2]))));
   }
 
+  /**
+   * Places for the nodes of a graph in a box, spread by forces (after Fruchterman and Reingold):
+   * nodes push each other apart, an edge pulls its ends together, a light pull keeps the loose
+   * ones near the middle. Then no two labels (`room`: a node's width and height with its caption)
+   * are left overlapping while the box has room. It starts from a ring in the given order and has
+   * no chance in it: the same graph is drawn the same each time.
+   */
+  function forceLayout(ids, edges, box, room) {
+    const count = ids.length;
+    const index = new Map(ids.map((id, at) => [id, at]));
+    const pairs = new Map();
+    for (const edge of edges) {
+      if (!index.has(edge.source) || !index.has(edge.target) || edge.source === edge.target) continue;
+      const pair = [index.get(edge.source), index.get(edge.target)].sort((a, b) => a - b);
+      pairs.set(pair.join(' '), pair); // two edges of a pair pull as one
+    }
+    const cx = (box.left + box.right) / 2;
+    const cy = (box.top + box.bottom) / 2;
+    const wide = (box.right - box.left) / 2;
+    const high = (box.bottom - box.top) / 2;
+    const spot = ids.map((id, at) => {
+      const angle = -Math.PI / 2 + (2 * Math.PI * at) / Math.max(count, 1);
+      return count === 1 ? { x: cx, y: cy } : { x: cx + wide * 0.8 * Math.cos(angle), y: cy + high * 0.8 * Math.sin(angle) };
+    });
+    const k = Math.sqrt((4 * wide * high) / Math.max(count, 1)) * 0.4;
+    const keep = (place) => {
+      place.x = Math.max(box.left, Math.min(box.right, place.x));
+      place.y = Math.max(box.top, Math.min(box.bottom, place.y));
+    };
+    let heat = wide / 4;
+    for (let step = 0; step < 300 && count > 1; step += 1) {
+      const move = spot.map((place) => ({ x: (cx - place.x) * 0.3, y: (cy - place.y) * 0.3 * (wide / high) }));
+      for (let a = 0; a < count; a += 1) {
+        for (let b = a + 1; b < count; b += 1) {
+          const dx = spot[a].x - spot[b].x;
+          const dy = spot[a].y - spot[b].y;
+          const push = (k * k) / Math.max(dx * dx + dy * dy, 1);
+          move[a].x += dx * push;
+          move[a].y += dy * push;
+          move[b].x -= dx * push;
+          move[b].y -= dy * push;
+        }
+      }
+      for (const [a, b] of pairs.values()) {
+        const dx = spot[a].x - spot[b].x;
+        const dy = spot[a].y - spot[b].y;
+        const pull = Math.hypot(dx, dy) / k / 4;
+        move[a].x -= dx * pull;
+        move[a].y -= dy * pull;
+        move[b].x += dx * pull;
+        move[b].y += dy * pull;
+      }
+      spot.forEach((place, at) => {
+        const length = Math.hypot(move[at].x, move[at].y) || 1;
+        const moved = Math.min(length, heat);
+        place.x += (move[at].x / length) * moved;
+        place.y += (move[at].y / length) * moved;
+        keep(place);
+      });
+      heat = Math.max(heat * 0.98, 1);
+    }
+    for (let round = 0; round < 200; round += 1) { // labels apart
+      let overlapping = false;
+      for (let a = 0; a < count; a += 1) {
+        for (let b = a + 1; b < count; b += 1) {
+          const dx = spot[b].x - spot[a].x;
+          const dy = spot[b].y - spot[a].y;
+          const across = room.width - Math.abs(dx);
+          const down = room.height - Math.abs(dy);
+          if (across <= 0 || down <= 0) continue;
+          overlapping = true;
+          if (across / room.width < down / room.height) {
+            const shift = (across / 2 + 0.5) * (dx < 0 ? -1 : 1);
+            spot[a].x -= shift;
+            spot[b].x += shift;
+          } else {
+            const shift = (down / 2 + 0.5) * (dy < 0 ? -1 : 1);
+            spot[a].y -= shift;
+            spot[b].y += shift;
+          }
+          keep(spot[a]);
+          keep(spot[b]);
+        }
+      }
+      if (!overlapping) break;
+    }
+    return new Map(ids.map((id, at) => [id, spot[at]]));
+  }
+
+  /** The related-context subgraph of a recall: a node a memory, by its rank, an arrow an edge. */
+  function recallGraph(owner, answer) {
+    const ids = answer.memories.map((item) => item.memory.id);
+    const byId = new Map(answer.memories.map((item, index) => [item.memory.id, { item, rank: index + 1 }]));
+    const best = Math.max(...answer.memories.map((item) => Number(item.score) || 0), 1e-9);
+    const width = 1000;
+    const height = Math.round(Math.min(700, Math.max(280, 200 + ids.length * 18)));
+    const place = forceLayout(ids, answer.links, { left: 70, right: width - 70, top: 30, bottom: height - 40 }, { width: 150, height: 80 });
+    return drawGraph({
+      name: 'recall-graph', className: 'graph recall-graph', width, height, place, edges: answer.links, links: true, merged: true,
+      label: t('recall.graphLabel', { count: ids.length, edges: answer.links.length }),
+      describe: (id) => {
+        const { item, rank } = byId.get(id);
+        const share = Math.max(0, Math.min(1, (Number(item.score) || 0) / best));
+        const caption = short(item.memory.text, 20); // the link's name is what it shows
+        return {
+          kind: 'Memory', r: 13 + 9 * share, letter: `[${rank}]`,
+          title: t('recall.node', { rank, text: short(item.memory.text, 120), score: number(item.score, 3) }),
+          caption, name: `[${rank}] ${caption}`, className: `score-${Math.min(3, Math.floor(share * 4))}`,
+          href: link.node(owner, 'Memory', id),
+        };
+      },
+    });
+  }
+
   /** An answer in the page's parts: its summary beside the form, the memories, the rest below. */
   function showRecall(owner, parts, answer, peek) {
     const area = parts.rest;
@@ -2280,6 +2516,13 @@
       h('ol', { class: 'recalled-list', id: 'recalled' }, answer.memories.map((item, index) => recalledCard(owner, {
         ...item, evoked_by: item.evoked_by ? impressionText.get(item.evoked_by) || item.evoked_by : null,
       }, index + 1, byId))));
+    if (answer.memories.length) {
+      area.append(h('section', { id: 'recall-graph-box', 'aria-labelledby': 'recall-graph-title' },
+        h('h2', { id: 'recall-graph-title' }, t('recall.graph')),
+        h('figure', { class: 'graph-box' },
+          h('div', { class: 'graph-scroll', tabindex: '0', role: 'region', 'aria-label': t('recall.graphScroll') }, recallGraph(owner, answer)),
+          h('figcaption', { class: 'hint' }, t('recall.graphCaption')))));
+    }
     area.append(h('h2', null, t('recall.edges')), answer.links.length
       ? h('ul', { class: 'edges-list' }, answer.links.map((edge) => h('li', null,
         `[${rankOf.get(edge.source) || '?'}] `, h('code', null, edge.type), ` [${rankOf.get(edge.target) || '?'}] `,
@@ -2516,7 +2759,7 @@
     else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'recall') rendering = renderRecall(parts[1]);
     else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'events') rendering = renderEvents(parts[1], params);
     else if (parts[0] === 'owner' && parts.length === 3 && parts[2] === 'impressions') rendering = renderImpressions(parts[1], params);
-    else if (parts[0] === 'owner' && parts.length === 4 && parts[2] === 'memory') rendering = renderNode(parts[1], 'Memory', parts[3]);
+    else if (parts[0] === 'owner' && parts.length === 4 && parts[2] === 'memory') rendering = renderNode(parts[1], 'Memory', parts[3], params);
     else if (parts[0] === 'owner' && parts.length === 5 && parts[2] === 'node') rendering = renderNode(parts[1], parts[3], parts[4]);
     else if (parts[0] === 'keys' && parts.length === 1) rendering = renderKeys();
     else if (parts[0] === 'requests' && parts.length === 1) rendering = renderRequests();
