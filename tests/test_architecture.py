@@ -15,6 +15,7 @@ from .conftest import ROOT
 PACKAGE = ROOT / "graphmem"
 FACES = {
     "graphmem.__main__",
+    "graphmem.chat_exports",
     "graphmem.cli",
     "graphmem.client",
     "graphmem.file_formats",

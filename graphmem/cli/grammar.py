@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TypeAlias
 
 from graphmem import __version__
+from graphmem.chat_exports import READERS as EXPORT_FORMATS
 from graphmem.cli.options import add_options
 from graphmem.cli.times import AT_EXAMPLE, moment
 from graphmem.config import user_store_file
@@ -190,6 +191,14 @@ def add_observing(commands: Commands, shared: SharedFlags) -> None:
         type=int,
         default=OBSERVE_CHUNK,
         help=f"messages observed together (default {OBSERVE_CHUNK})",
+    )
+    history.add_argument(
+        "--format",
+        choices=["auto", *EXPORT_FORMATS],
+        default="auto",
+        help="auto (default): JSON lines of messages or a JSON list of sessions, as above;"
+        " chatgpt or claude: the conversations.json of a ChatGPT or Claude data export, read a"
+        " conversation at a time (docs/import.md)",
     )
     add_readmit(history)
 

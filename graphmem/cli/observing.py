@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from graphmem.chat_exports import ExportTally, export_turns
 from graphmem.cli.printers import counted, print_observations
 from graphmem.cli.progress import ObserveProgressPrinter
 from graphmem.config import Settings
@@ -142,15 +143,50 @@ def run_import_history(settings: Settings, arguments: argparse.Namespace, out: T
 
     Prints a summary line; with --json the observations go to `out` as JSON lines and the
     summary to stderr. A JSON-lines file stops at a bad line, as `observe` does (the lines
-    before it are stored); a file of sessions is checked whole before anything is stored.
+    before it are stored); a file of sessions is checked whole before anything is stored. A
+    chat export (--format chatgpt or claude, graphmem.chat_exports) is read a conversation at a
+    time and stops at a bad one, the conversations before it stored; a second line says what
+    the export held and what was left out.
     """
     path: Path = arguments.file
+    tally = ImportTally()
+    exported = ExportTally()
+    if arguments.format != "auto":
+        with export_stream(path) as stream:
+            items: Iterator[dict[str, Any]] = export_turns(
+                stream, str(path), arguments.format, exported
+            )
+            observe_history(settings, arguments, items, None, tally=tally, out=out)
+        print(exported.summary(), file=sys.stderr if arguments.json else out)
+        return
     start = datetime.now(UTC) if arguments.at is None else arguments.at
     text = input_text(path)
     if not text.strip():
         raise InvalidInputError(f"nothing to import: {path} is empty")
     items, total = read_history(text, path, start)
-    tally = ImportTally()
+    observe_history(settings, arguments, items, total, tally=tally, out=out)
+
+
+def export_stream(path: Path) -> TextIO:
+    """A chat export opened to be read as it streams (stdin for '-')."""
+    if str(path) == "-":
+        return sys.stdin
+    try:
+        return path.open(encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot read {path}: {error}") from None
+
+
+def observe_history(
+    settings: Settings,
+    arguments: argparse.Namespace,
+    items: Iterator[dict[str, Any]],
+    total: int | None,
+    *,
+    tally: ImportTally,
+    out: TextIO,
+) -> None:
+    """Observe a history's items in batches, then print the import's summary line."""
 
     def show(observations: list[Observation]) -> None:
         if arguments.json:
