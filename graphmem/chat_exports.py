@@ -106,9 +106,12 @@ def json_list_items(stream: TextIO, source: str) -> Iterator[Any]:
 
 
 def _moment(seconds: object) -> datetime | None:
-    """A time given as Unix seconds (ChatGPT's), or None."""
+    """A time given as Unix seconds (ChatGPT's), or None; ValueError if it is no time."""
     if isinstance(seconds, int | float) and not isinstance(seconds, bool):
-        return datetime.fromtimestamp(seconds, UTC)
+        try:
+            return datetime.fromtimestamp(seconds, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise ValueError(f"create_time {seconds!r} is not a time") from None
     return None
 
 

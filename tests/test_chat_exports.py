@@ -183,6 +183,9 @@ def test_a_conversation_that_cannot_be_read_is_named() -> None:
     broken = chatgpt_conversation("c-2") | {"current_node": "gone"}
     with pytest.raises(InvalidInputError, match=r"^conversation 2 \(c-2\): node 'gone'"):
         turns_of(json.dumps([chatgpt_conversation("c-1"), broken]), "chatgpt")
+    timeless = chatgpt_conversation("c-3") | {"create_time": 1e300}
+    with pytest.raises(InvalidInputError, match=r"^conversation 1 \(c-3\): create_time 1e\+300"):
+        turns_of(json.dumps([timeless]), "chatgpt")
     nameless = claude_conversation("k-1") | {"uuid": None}
     with pytest.raises(InvalidInputError, match=r"^conversation 1: "):
         turns_of(json.dumps([nameless]), "claude")
