@@ -56,7 +56,7 @@ from graphmem.inputs import (
 from graphmem.key_verbs import KeyVerbs
 from graphmem.mechanisms.attention import AttentionPolicy, current_attention
 from graphmem.mechanisms.beliefs import BeliefPolicy
-from graphmem.mechanisms.events import SummaryPolicy, is_open
+from graphmem.mechanisms.events import SummaryPolicy, is_open, open_until
 from graphmem.mechanisms.impressions import ImpressionPolicy, decayed_belief
 from graphmem.mechanisms.profile import ProfilePolicy
 from graphmem.mechanisms.tiers import TierPolicy
@@ -444,7 +444,7 @@ class GraphMem(KeyVerbs):
                 EventEntry(
                     event=event,
                     memories=memories,
-                    open_until=event.last_at + timedelta(days=event.timeliness_days),
+                    open_until=open_until(event),
                     open=is_open(event, now),
                     attention=current_attention(event.attention, now, self._parts.attention),
                 )

@@ -52,9 +52,14 @@ def _order(turn: Turn) -> tuple[datetime, str]:
     return turn.created_at, turn.id
 
 
+def open_until(event: Event) -> datetime:
+    """Until when news joins the event: its last update and its timeliness."""
+    return event.last_at + timedelta(days=event.timeliness_days)
+
+
 def is_open(event: Event, at: datetime) -> bool:
     """Whether news at `at` still belongs to the event: within its timeliness of its last update."""
-    return at - event.last_at <= timedelta(days=event.timeliness_days)
+    return at <= open_until(event)
 
 
 def first_storyline(tag: EventTag, at: datetime) -> str:

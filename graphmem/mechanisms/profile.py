@@ -24,7 +24,7 @@ from graphmem.contract import (
     ProfileEvent,
     ProfileFact,
 )
-from graphmem.mechanisms.events import is_open
+from graphmem.mechanisms.events import is_open, open_until
 from graphmem.mechanisms.impressions import decayed_belief
 from graphmem.model import Event, Impression, Memory, Probability
 
@@ -161,7 +161,7 @@ def _ongoing(item: EventNews) -> ProfileEvent:
         category=event.category,
         latest=event.text.strip().splitlines()[-1],
         last_at=event.last_at,
-        open_until=event.last_at + timedelta(days=event.timeliness_days),
+        open_until=open_until(event),
         event=event.id,
         rests_on=item.members,
     )
