@@ -42,6 +42,7 @@ from graphmem.contract import (
     TimelineWanted,
     TurnsWanted,
     options_of,
+    page_cursor,
 )
 from graphmem.embedding import Embedder
 from graphmem.errors import as_invalid_input
@@ -403,8 +404,8 @@ class GraphMem(KeyVerbs):
                 )
                 for memory, turns in found[: wanted.limit]
             ]
-            last = entries[-1].memory if len(found) > wanted.limit else None
-            cursor = None if last is None else f"{last.created_at.isoformat()} {last.id}"
+            more = len(found) > wanted.limit
+            cursor = page_cursor(entries[-1].memory) if more else None
             return TimelinePage(owner=owner, at=now, entries=entries, next=cursor)
 
     def neighbourhood(

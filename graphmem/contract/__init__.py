@@ -55,6 +55,7 @@ from graphmem.contract.options import (
     Weights,
     When,
     options_of,
+    page_cursor,
 )
 from graphmem.contract.recall import (
     NOTHING_RELEVANT,
@@ -185,6 +186,7 @@ __all__ = [
     "export_records",
     "json_line",
     "options_of",
+    "page_cursor",
     "parse_record",
     "read_export",
     "status_of",

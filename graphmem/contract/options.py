@@ -9,7 +9,7 @@ verbs keywords equal to their model's fields. Each refuses a field it does not k
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Annotated, Any, Self, TypeVar
+from typing import Annotated, Any, Self, TypeVar, cast
 
 from pydantic import (
     AfterValidator,
@@ -483,16 +483,25 @@ Until = Annotated[
 ]
 
 
+def page_cursor(memory: Memory) -> str:
+    """The `next` of a page that ends at this memory: its time in ISO 8601, a space, its id."""
+    return f"{memory.created_at.isoformat()} {memory.id}"
+
+
+def _cursor_parts(cursor: str) -> tuple[datetime, str]:
+    """The time and memory id a page's `next` holds (ValueError if it holds no such pair)."""
+    time, _space, memory_id = cursor.partition(" ")
+    return cast(datetime, _iso_moment(time)), check_identifier(memory_id)
+
+
 def _cursor(value: object) -> object:
-    """Check that a cursor is a page's `next`: a time in ISO 8601, a space, a memory's id."""
+    """Check that a cursor is a page's `next` (page_cursor's)."""
     if value is None:
         return value
     if not isinstance(value, str):
         raise ValueError(f"must be a page's `next` (text), not {type(value).__name__}")
-    time, _space, memory_id = value.partition(" ")
     try:
-        _iso_moment(time)
-        check_identifier(memory_id)
+        _cursor_parts(value)
     except ValueError:
         raise ValueError(
             f"must be a page's `next` (a time and a memory id), not {value[:80]!r}"
@@ -542,10 +551,7 @@ class TimelineWanted(BaseModel):
     @property
     def cursor(self) -> tuple[datetime, str] | None:
         """The time and id of the last memory of the page before, if one was given."""
-        if self.before is None:
-            return None
-        time, _space, memory_id = self.before.partition(" ")
-        return datetime.fromisoformat(time), memory_id
+        return None if self.before is None else _cursor_parts(self.before)
 
 
 NODE_KINDS = ("Memory", "Turn", "Event", "Impression")

@@ -4,6 +4,8 @@ Each reads the indexed graph as it is (the store holds its lock around the call)
 without their embeddings.
 """
 
+from datetime import datetime
+
 from graphmem.contract import OwnerGraph, TimelineWanted
 from graphmem.model import Event, Impression, LinkType, Memory, Turn
 from graphmem.store.networkx_graph import IndexedGraph
@@ -21,16 +23,20 @@ def _turns_admitted(turns: list[Turn], wanted: TimelineWanted) -> bool:
     )
 
 
-def _memory_admitted(memory: Memory, wanted: TimelineWanted) -> bool:
-    """Whether a memory meets the timeline's conditions on itself (not on its turns)."""
-    cursor = wanted.cursor
+def _memory_admitted(
+    memory: Memory, wanted: TimelineWanted, cursor: tuple[datetime, str] | None, sought: str | None
+) -> bool:
+    """Whether a memory meets the timeline's conditions on itself (not on its turns).
+
+    `cursor` is `wanted.cursor`, `sought` its `contains` in lower case, each read once a page.
+    """
     return (
         (cursor is None or (memory.created_at, memory.id) < cursor)
         and (wanted.kinds is None or memory.kind in wanted.kinds)
         and (wanted.tiers is None or memory.tier in wanted.tiers)
         and (wanted.since is None or memory.created_at >= wanted.since)
         and (wanted.until is None or memory.created_at < wanted.until)
-        and (wanted.contains is None or wanted.contains.lower() in memory.text.lower())
+        and (sought is None or sought in memory.text.lower())
     )
 
 
@@ -43,11 +49,12 @@ def timeline(
         key=lambda memory: (memory.created_at, memory.id),
         reverse=True,
     )
+    cursor, sought = wanted.cursor, None if wanted.contains is None else wanted.contains.lower()
     page: list[tuple[Memory, list[Turn]]] = []
     for memory in candidates:
         if len(page) == limit:
             break
-        if not _memory_admitted(memory, wanted):
+        if not _memory_admitted(memory, wanted, cursor, sought):
             continue
         turns = graph.turns_of(memory)
         if _turns_admitted(turns, wanted):
