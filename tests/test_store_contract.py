@@ -61,6 +61,27 @@ def make_memory(turn: Turn, embedder: CachedEmbedder, **changes: object) -> Memo
     return Memory.model_validate(values)
 
 
+def new_event(
+    owner: str, event_id: str, *, title: str, category: str, embedding: list[float], at: datetime
+) -> Event:
+    """An event of one development, `title`, told at `at` and open for 30 days."""
+    return Event(
+        id=event_id,
+        owner=owner,
+        text=f"{at:%Y-%m-%d}: {title}.",
+        created_at=at,
+        category=category,
+        title=title,
+        first_at=at,
+        last_at=at,
+        timeliness_days=30,
+        importance=5.0,
+        attention=initial_attention(5.0, at),
+        tier=Tier.HOT,
+        embedding=embedding,
+    )
+
+
 def save(store: Store, owner: str, turn: Turn, memories: list[Memory]) -> list[list[Memory]]:
     """Store the owner's memories FROM one stored turn."""
     return store.save_memories(owner, [Derivation(source=turn, memories=memories)])
@@ -447,20 +468,8 @@ def test_an_event_lends_each_seed_its_mates_most_similar_first_as_many_as_links(
         save(store, owner, turn, [memory])
     summary = memories[0].model_copy(update={"id": "summary", "kind": MemoryKind.SUMMARY})
     [embedding] = embedder.embed(["The roses"], "passage")
-    event = Event(
-        id="roses",
-        owner=owner,
-        text="2026-05-01: The roses.",
-        created_at=START,
-        category="garden",
-        title="The roses",
-        first_at=START,
-        last_at=START,
-        timeliness_days=30,
-        importance=5.0,
-        attention=initial_attention(5.0, START),
-        tier=Tier.HOT,
-        embedding=embedding,
+    event = new_event(
+        owner, "roses", title="The roses", category="garden", embedding=embedding, at=START
     )
     members = ["summary", *(memory.id for memory in memories)]
     change = EventChange(event=event, previous=None, members=members)

@@ -20,6 +20,7 @@ from graphmem.store.networkx import NetworkXStore
 
 from .conftest import Neo4jServer
 from .test_sleep_crash import CONVERSATION, JOB_AT, canonical, observe_all
+from .test_store_contract import new_event
 
 START = datetime(2026, 6, 1, 9, tzinfo=UTC)
 
@@ -264,20 +265,13 @@ def test_a_summary_stores_once_and_events_keep_their_attention(
     summary = memory.model_copy(
         update={"id": "summary", "kind": MemoryKind.SUMMARY, "awaiting_consolidation": False}
     )
-    event = Event(
-        id="trip",
-        owner=owner,
-        text="2026-06-01: We flew to Disneyland.",
-        created_at=START,
+    event = new_event(
+        owner,
+        "trip",
+        title="We flew to Disneyland",
         category="travel",
-        title="Disneyland",
-        first_at=START,
-        last_at=START,
-        timeliness_days=30,
-        importance=5.0,
-        attention=initial_attention(5.0, START),
-        tier=Tier.HOT,
         embedding=embedding,
+        at=START,
     )
     change = EventChange(event=event, previous=None, members=["summary", "m0"])
     made = SummaryChange(summary=summary, turns=["t0"], events=[change])
